@@ -28,6 +28,7 @@ REPLACE = 1 << 6
 REMOVE = 2 << 6
 ROLL = 1 << 8
 PASS = 1 << 9
+SKIP = 1 << 10  # only in ``last``: a turn lost to a timer; never a legal move
 _KIND_NAMES = {PLACE: "place", REPLACE: "replace", REMOVE: "remove"}
 _KIND_OF = {"place": PLACE, "replace": REPLACE, "remove": REMOVE}
 
@@ -84,56 +85,50 @@ class DiceGame(Game):
 
     def roll(self, a: int, b: int) -> None:
         """Fast path for search: set this roll's dice (a chance outcome) directly."""
-        self.dice = (a, b)
-        self.last_roll = (a, b)
+        self.dice = self.last_roll = (a, b)
 
     def play(self, move: int) -> None:
         seat = self.current
         assert seat is not None
+        rng = self.rng
         if move == ROLL:
-            self.roll(self.rng.die(), self.rng.die())
-            self.last = {"seat": seat, "action": "roll", "dice": list(self.dice or ()),
-                         "placed": None, "removed": None, "removed_side": None}
+            self.dice = self.last_roll = (rng.die(), rng.die())
+            self.last = (seat, ROLL, -1, *self.dice)
             return
         dice = self.dice
         assert dice is not None
         total = dice[0] + dice[1]
-        info: dict[str, Any] = {"seat": seat, "dice": [dice[0], dice[1]], "placed": None,
-                                "removed": None, "removed_side": None}
-        if move == PASS:
-            info["action"] = "pass"
-        else:
-            kind, space = move & ~63, move & 63
-            bit = 1 << space
-            name = self.space(space)
-            info["action"] = f"{_KIND_NAMES[kind]}@{name}"
-            if kind != PLACE:
-                victim = next(side for side, mask in enumerate(self.chips) if mask & bit)
-                self.chips[victim] ^= bit
+        victim = -1
+        if move != PASS:
+            kind = move & ~63
+            bit = 1 << (move & 63)
+            if kind:  # replace or remove: an opponent's chip comes off first
+                chips = self.chips
+                victim = 0
+                while not chips[victim] & bit:
+                    victim += 1
+                chips[victim] ^= bit
                 self.occupied ^= bit
-                info["removed"] = name
-                info["removed_side"] = victim
             if kind != REMOVE:
                 side = self.side_of[seat]
                 mine = self.chips[side] | bit
                 self.chips[side] = mine
                 self.occupied |= bit
-                info["placed"] = name
                 won = 0
-                for line in self.lines_through[space]:
+                for line in self.lines_through[move & 63]:
                     if mine & line == line:
                         won |= line
                 if won:
-                    self.last = info
+                    self.last = (seat, move, victim, *dice)
                     self.dice = None
                     self.winner = side
                     self.win_line = won
                     self.end_reason = "sequence"
                     return
-        self.last = info
+        self.last = (seat, move, victim, *dice)
         self.dice = None
         # A 2 or a 12 earns another roll, whatever the roll allowed.
-        if total not in (2, 12):
+        if total != 2 and total != 12:
             self._end_turn(seat)
 
     def _end_turn(self, seat: int) -> None:
@@ -147,9 +142,14 @@ class DiceGame(Game):
 
     def end_turn_without_move(self) -> None:
         assert self.current is not None
-        self.last = {"seat": self.current, "action": "skip", "dice": None, "placed": None,
-                     "removed": None, "removed_side": None}
+        self.last = (self.current, SKIP, -1)
         self._end_turn(self.current)
+
+    def last_info(self) -> dict[str, Any] | None:
+        info = super().last_info()
+        if info is not None and self.last is not None:
+            info["dice"] = list(self.last[3:5]) if len(self.last) >= 5 else None
+        return info
 
     # -- text ----------------------------------------------------------------------------
 
@@ -158,6 +158,8 @@ class DiceGame(Game):
             return "roll"
         if move == PASS:
             return "pass"
+        if move == SKIP:
+            return "skip"
         return f"{_KIND_NAMES[move & ~63]}@{self.space(move & 63)}"
 
     def parse_move(self, action: str) -> int:

@@ -47,7 +47,9 @@ class Game(ABC):
         self.win_line = 0
         self.resigned: list[bool] = [False] * seats
         self.history: list[str] = []
-        self.last: dict[str, Any] | None = None
+        # The last action, kept as small ints on the fast path: (seat, move, removed_side,
+        # *extra); ``last_info`` spells it out for observations.
+        self.last: tuple[int, ...] | None = None
 
     # -- public face -------------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class Game(ABC):
             "end_reason": self.end_reason,
             "winning_line": [space_name(s, width) for s in bits(self.win_line)],
             "resigned": list(self.resigned),
-            "last": dict(self.last) if self.last else None,
+            "last": self.last_info(),
             "history_length": len(self.history),
         }
         self.add_observation(obs, seat)
@@ -161,7 +163,7 @@ class Game(ABC):
             "win_line": self.win_line,
             "resigned": list(self.resigned),
             "history": list(self.history),
-            "last": dict(self.last) if self.last else None,
+            "last": list(self.last) if self.last else None,
         }
         self.add_state(d)
         return d
@@ -185,7 +187,7 @@ class Game(ABC):
         game.win_line = d["win_line"]
         game.resigned = list(d["resigned"])
         game.history = list(d["history"])
-        game.last = dict(d["last"]) if d["last"] else None
+        game.last = tuple(d["last"]) if d["last"] else None
         game.load_state(d)
         return game
 
@@ -218,6 +220,24 @@ class Game(ABC):
     @abstractmethod
     def layout_labels(self) -> list[str]:
         """The picture on each space, row by row (Kids: card id or "free"; Dice: number)."""
+
+    def last_info(self) -> dict[str, Any] | None:
+        """The last action in words: seat, action, the space a chip was placed on, the space a
+        chip was taken from and whose it was (for highlights and announcements)."""
+        if self.last is None:
+            return None
+        seat, move, removed_side = self.last[:3]
+        action = self.move_text(move)
+        kind, _, where = action.partition("@")
+        placed = where if where and kind not in ("dragon", "remove") else None
+        removed = where if where and removed_side >= 0 else None
+        return {
+            "seat": seat,
+            "action": action,
+            "placed": placed,
+            "removed": removed,
+            "removed_side": removed_side if removed_side >= 0 else None,
+        }
 
     @abstractmethod
     def moves(self) -> list[int]:

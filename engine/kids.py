@@ -8,6 +8,9 @@ Fast-path moves are ints:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from .errors import IllegalAction
@@ -24,6 +27,7 @@ from .kids_board import (
     LAYOUT,
     LINES_THROUGH,
     PLAYABLE_MASK,
+    SEQUENCE_LENGTH,
     UNICORN,
     WIDTH,
     deck_for,
@@ -33,7 +37,65 @@ from .spaces import bits, parse_space
 
 DEAD = 1 << 12
 PASS = 1 << 13
-_PLAYABLE_SPACES = tuple(bits(PLAYABLE_MASK))
+SKIP = 1 << 14  # only in ``last``: a turn lost to a timer; never a legal move
+_UNICORN_BASE = UNICORN << 6
+_DRAGON_BASE = DRAGON << 6
+_ANIMAL_PAIRS: tuple[tuple[int, int], ...] = tuple(
+    (bits(m)[0], bits(m)[1]) for m in ANIMAL_SPACES
+)
+
+
+def _animal_table(card: int) -> dict[int, tuple[int, ...]]:
+    """For each state of an animal's two spaces (which of them are still open), its moves."""
+    first, second = _ANIMAL_PAIRS[card]
+    both = (1 << first) | (1 << second)
+    return {
+        both: (card << 6 | first, card << 6 | second),
+        1 << first: (card << 6 | first,),
+        1 << second: (card << 6 | second,),
+        0: (),
+    }
+
+
+# Indexed by animal card: (its two spaces' mask, moves by which of them are open).
+_ANIMAL_MOVES = tuple(
+    (ANIMAL_SPACES[c], _animal_table(c)) for c in range(len(ANIMAL_SPACES))
+)
+# For each space, every space on a line through it: fewer than 4 of a side's chips there
+# (corners included) and no sequence can have been made, so the line loop is skipped.
+_NEAR = tuple(reduce(or_, through, 0) for through in LINES_THROUGH)
+
+
+def _moves_for(hand: list[int], occ: int, mine: int, may_exchange: bool) -> list[int]:
+    """The legal moves of a hand, given the occupied spaces and the mover's side's chips."""
+    out: list[int] = []
+    dead: list[int] = []
+    free = ~occ
+    for card in set(hand):
+        if card < UNICORN:
+            spaces, table = _ANIMAL_MOVES[card]
+            found = table[spaces & free]
+            if found:
+                out += found
+            else:
+                dead.append(card)
+        elif card == UNICORN:
+            open_spaces = PLAYABLE_MASK & free
+            if open_spaces:
+                out += [_UNICORN_BASE | s for s in bits(open_spaces)]
+            else:
+                dead.append(card)
+        else:
+            targets = occ & ~mine
+            if targets:
+                out += [_DRAGON_BASE | s for s in bits(targets)]
+            else:
+                dead.append(card)
+    if dead and may_exchange:
+        out += [DEAD | c for c in dead]
+    if not out:
+        out.append(PASS)
+    return out
 
 
 class KidsGame(Game):
@@ -66,83 +128,80 @@ class KidsGame(Game):
             return []
         seat = self.current
         assert seat is not None
-        occ = self.occupied
-        out: list[int] = []
-        dead: list[int] = []
-        for card in set(self.hands[seat]):
-            if card < UNICORN:
-                free = ANIMAL_SPACES[card] & ~occ
-                if free:
-                    out.extend(card << 6 | s for s in bits(free))
-                else:
-                    dead.append(card)
-            elif card == UNICORN:
-                base = UNICORN << 6
-                before = len(out)
-                out.extend(base | s for s in _PLAYABLE_SPACES if not occ >> s & 1)
-                if len(out) == before:
-                    dead.append(card)
-            else:
-                targets = occ & ~self.chips[self.side_of[seat]]
-                if targets:
-                    out.extend(DRAGON << 6 | s for s in bits(targets))
-                else:
-                    dead.append(card)
-        if dead and self.exchanges < self.hand_size:
-            out.extend(DEAD | c for c in dead)
-        if not out:
-            out.append(PASS)
-        return out
+        return _moves_for(self.hands[seat], self.occupied, self.chips[self.side_of[seat]],
+                          self.exchanges < self.hand_size)
+
+    def random_playout(self, random: Callable[[], float]) -> int | None:
+        """Play uniformly random legal moves to the end and return the winning side (None
+        for a draw). The same choices as ``play(moves()[int(random() * len)])`` in a loop,
+        with the lookups hoisted: this is the inner loop of computer players' search."""
+        hands, chips, side_of = self.hands, self.chips, self.side_of
+        play = self.play
+        while self.winner is None and not self.draw:
+            seat = self.current
+            assert seat is not None
+            out = _moves_for(hands[seat], self.occupied, chips[side_of[seat]],
+                             self.exchanges < self.hand_size)
+            play(out[int(random() * len(out))])
+        return self.winner
 
     def play(self, move: int) -> None:
         seat = self.current
         assert seat is not None
-        hand = self.hands[seat]
-        if move == PASS:
-            self.last = {"seat": seat, "action": "pass", "card": None, "placed": None,
-                         "removed": None, "removed_side": None}
-            self._end_turn(seat, changed=False)
-            return
-        if move & DEAD:
+        if move >= DEAD:
+            if move == PASS:
+                self.last = (seat, PASS, -1)
+                self._end_turn(seat, changed=False)
+                return
             card = move & 63
-            hand.remove(card)
+            self.hands[seat].remove(card)
             self.discards[seat].append(card)
             self.exchanges += 1
             self._draw(seat)
-            self.last = {"seat": seat, "action": "dead:" + CARDS[card], "card": CARDS[card],
-                         "placed": None, "removed": None, "removed_side": None}
+            self.last = (seat, move, -1)
             return
         card, space = move >> 6, move & 63
-        hand.remove(card)
+        self.hands[seat].remove(card)
         self.discards[seat].append(card)
         bit = 1 << space
-        name = self.space(space)
         if card == DRAGON:
-            victim = next(side for side, mask in enumerate(self.chips) if mask & bit)
-            self.chips[victim] ^= bit
+            chips = self.chips
+            victim = 0
+            while not chips[victim] & bit:
+                victim += 1
+            chips[victim] ^= bit
             self.occupied ^= bit
-            self.last = {"seat": seat, "action": f"dragon@{name}", "card": "dragon",
-                         "placed": None, "removed": name, "removed_side": victim}
+            self.last = (seat, move, victim)
         else:
             side = self.side_of[seat]
             mine = self.chips[side] | bit
             self.chips[side] = mine
             self.occupied |= bit
-            self.last = {"seat": seat, "action": f"{CARDS[card]}@{name}", "card": CARDS[card],
-                         "placed": name, "removed": None, "removed_side": None}
+            self.last = (seat, move, -1)
             # Corners count as a chip of every colour.
             mine |= CORNER_MASK
-            won = 0
-            for line in LINES_THROUGH[space]:
-                if mine & line == line:
-                    won |= line
-            if won:
-                self.winner = side
-                self.win_line = won
-                self.end_reason = "sequence"
-                return
-        self._draw(seat)
-        self._end_turn(seat, changed=True)
+            if (mine & _NEAR[space]).bit_count() >= SEQUENCE_LENGTH:
+                won = 0
+                for line in LINES_THROUGH[space]:
+                    if mine & line == line:
+                        won |= line
+                if won:
+                    self.winner = side
+                    self.win_line = won
+                    self.end_reason = "sequence"
+                    return
+        # Draw (the deck is never empty between actions: it is refilled as it runs out),
+        # then the next seat; inlined because this is every move of every playout.
+        deck = self.deck
+        self.hands[seat].append(deck.pop())
+        if not deck:
+            self._reshuffle()
+        self.exchanges = 0
+        self.idle = 0
+        nxt = seat + 1
+        if nxt == self.seats:
+            nxt = 0
+        self.current = nxt if not self.resigned[nxt] else self.next_active_seat(seat)
 
     def _draw(self, seat: int) -> None:
         deck = self.deck
@@ -162,18 +221,23 @@ class KidsGame(Game):
 
     def _end_turn(self, seat: int, changed: bool) -> None:
         self.exchanges = 0
-        self.idle = 0 if changed else self.idle + 1
-        # A full round with no chip placed or removed: nobody can move, so it is a draw.
-        if self.idle >= self.active_seat_count():
-            self.draw = True
-            self.end_reason = "no_moves"
-            return
-        self.current = self.next_active_seat(seat)
+        if changed:
+            self.idle = 0
+        else:
+            self.idle += 1
+            # A full round with no chip placed or removed: nobody can move; a draw.
+            if self.idle >= self.active_seat_count():
+                self.draw = True
+                self.end_reason = "no_moves"
+                return
+        nxt = seat + 1
+        if nxt == self.seats:
+            nxt = 0
+        self.current = nxt if not self.resigned[nxt] else self.next_active_seat(seat)
 
     def end_turn_without_move(self) -> None:
         assert self.current is not None
-        self.last = {"seat": self.current, "action": "skip", "card": None, "placed": None,
-                     "removed": None, "removed_side": None}
+        self.last = (self.current, SKIP, -1)
         self._end_turn(self.current, changed=False)
 
     # -- text ----------------------------------------------------------------------------
@@ -181,6 +245,8 @@ class KidsGame(Game):
     def move_text(self, move: int) -> str:
         if move == PASS:
             return "pass"
+        if move == SKIP:
+            return "skip"
         if move & DEAD:
             return "dead:" + CARDS[move & 63]
         return f"{CARDS[move >> 6]}@{self.space(move & 63)}"
@@ -268,6 +334,18 @@ class KidsGame(Game):
 
     def layout_labels(self) -> list[str]:
         return list(LAYOUT)
+
+    def last_info(self) -> dict[str, Any] | None:
+        info = super().last_info()
+        if info is not None and self.last is not None:
+            move = self.last[1]
+            if move < DEAD:
+                info["card"] = CARDS[move >> 6]
+            elif move < PASS:
+                info["card"] = CARDS[move & 63]
+            else:
+                info["card"] = None
+        return info
 
     def add_observation(self, obs: dict[str, Any], seat: int | None) -> None:
         obs["level"] = self.level

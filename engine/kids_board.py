@@ -47,13 +47,14 @@ COLOURS = ("red", "blue", "green", "yellow")
 LEVELS = ("1", "2", "3", "normal")
 
 
+_BEGINNERS_DECK = tuple(c for c in range(len(ANIMALS)) for _ in range(2))
+_NORMAL_DECK = (*_BEGINNERS_DECK, UNICORN, UNICORN, DRAGON, DRAGON)
+
+
 def deck_for(level: str) -> list[int]:
     """The cards in play at a level: two of each animal, plus 2 Unicorns and 2 Dragons at
     normal level (beginners' levels leave them out)."""
-    cards = [c for c in range(len(ANIMALS)) for _ in range(2)]
-    if level == "normal":
-        cards += [UNICORN, UNICORN, DRAGON, DRAGON]
-    return cards
+    return list(_NORMAL_DECK if level == "normal" else _BEGINNERS_DECK)
 
 
 def hand_size_for(level: str) -> int:

@@ -1,0 +1,161 @@
+"""What the manager tells its listeners, and the read-only views it hands out.
+
+The Discord cog is one listener, the console demo and the tests are others. Every event
+carries the ``TableView`` of its lobby or game after the change, so a listener needs no
+second call to know the channel, the seats or whose turn it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+COMPUTER_LEVELS = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Player:
+    """A person: their Discord user id and the name to show."""
+
+    user_id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat: a person (``user_id``) or a computer player (``level``)."""
+
+    index: int
+    user_id: int | None
+    name: str
+    level: str | None = None
+    left: bool = False
+    resigned: bool = False
+    absences: int = 0
+
+    @property
+    def is_computer(self) -> bool:
+        return self.level is not None
+
+
+@dataclass(frozen=True)
+class TableView:
+    """A lobby or a game, as the transport may see it."""
+
+    game_id: int
+    game: str
+    options: dict[str, Any]
+    status: str  # "lobby", "playing", "finished", "cancelled"
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    seats: tuple[SeatView, ...]
+    on_leave: str
+    turn: int | None
+    ply: int
+    lobby_deadline: float | None
+    turn_deadline: float | None
+    created_at: float
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of a person still playing, or None."""
+        for s in self.seats:
+            if s.user_id == user_id and s.level is None and not s.left:
+                return s.index
+        return None
+
+
+@dataclass(frozen=True)
+class Event:
+    table: TableView
+
+    @property
+    def game_id(self) -> int:
+        return self.table.game_id
+
+    @property
+    def channel_id(self) -> int:
+        return self.table.channel_id
+
+    @property
+    def guild_id(self) -> int | None:
+        return self.table.guild_id
+
+
+@dataclass(frozen=True)
+class LobbyChanged(Event):
+    reason: str  # created, joined, left, computer_added, seat_removed
+
+
+@dataclass(frozen=True)
+class LobbyCancelled(Event):
+    reason: str  # host, idle, host_left
+
+
+@dataclass(frozen=True)
+class GameStarted(Event):
+    observation: dict[str, Any]  # the spectator's view
+
+
+@dataclass(frozen=True)
+class Moved(Event):
+    seat: int
+    action: str
+    by: str  # "player", "computer", "auto" (a forced pass), "timer"
+    user_id: int | None
+    observation: dict[str, Any]  # the spectator's view after the move
+    placed: str | None
+    removed: str | None
+    ply: int  # index of this action in the game's history
+
+
+@dataclass(frozen=True)
+class HandChanged(Event):
+    seat: int
+    user_id: int
+    observation: dict[str, Any]  # that seat's private view
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    seat: int
+    user_id: int
+    observation: dict[str, Any]  # that seat's private view, with "legal"
+
+
+@dataclass(frozen=True)
+class SeatChanged(Event):
+    seat: int
+    user_id: int | None
+    change: str  # "resigned", "left", "computer", "freed"
+
+
+@dataclass(frozen=True)
+class TurnReminder(Event):
+    seat: int
+    user_id: int
+    deadline: float
+
+
+@dataclass(frozen=True)
+class TurnTimedOut(Event):
+    seat: int
+    user_id: int
+    outcome: str  # "computer_moved", "skipped", "seat_freed"
+
+
+@dataclass(frozen=True)
+class GameOver(Event):
+    winner: int | None  # side index
+    draw: bool
+    reason: str | None  # the engine's end_reason, or "ended"
+    winning_seats: tuple[int, ...]
+    observation: dict[str, Any]
+    ended_by: int | None = None
+
+
+@runtime_checkable
+class Listener(Protocol):
+    """Anything that wants to hear what happened. Raising is logged, never fatal."""
+
+    async def on_event(self, event: Event) -> None: ...

@@ -1,0 +1,546 @@
+"""The aiosqlite store: lobbies, games, their action logs, server settings and results.
+
+One SQLite file, one long-lived connection. Why the lock: aiosqlite runs every statement
+on one worker thread, so two coroutines sharing the connection without a lock interleave
+their statements and one game's writes land in another game's commit (or a commit lands
+half-way through another game's transaction). Every transaction here takes the lock, so
+each accepted move is exactly one commit of its own.
+
+Durability: WAL with ``synchronous=FULL``: a commit that returned survives a power cut,
+which is what lets the manager announce a move right after committing it.
+
+The schema is the numbered SQL files in ``engine/migrations`` applied in order; the
+number of the last one applied is ``PRAGMA user_version``. A database written by an older
+version is upgraded in place, never dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+DEFAULT_PATH = Path("data") / "sequence.sqlite3"
+
+
+@dataclass
+class SeatRecord:
+    """One seat as stored: a person (``user_id``) or a computer player (``level``)."""
+
+    seat: int
+    user_id: int | None
+    name: str
+    level: str | None = None
+    left: bool = False
+    resigned: bool = False
+    absences: int = 0
+
+
+@dataclass
+class GameRecord:
+    """One row of ``games`` with its seats and its action log (ply order)."""
+
+    id: int
+    kind: str
+    options: dict[str, Any]
+    seed: int | None
+    status: str
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    snapshot: dict[str, Any] | None
+    lobby_deadline: float | None
+    turn_deadline: float | None
+    turn_reminded: bool
+    on_leave: str
+    end_reason: str | None
+    created_at: float
+    updated_at: float
+    seats: list[SeatRecord] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """One seat's result of a finished game."""
+
+    seat: int
+    user_id: int | None
+    level: str | None
+    name: str
+    side: int
+    outcome: str  # "win", "loss" or "draw"
+    resigned: bool
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """A server's settings. ``turn_timer`` None (the default) means no turn timer."""
+
+    guild_id: int
+    locale: str = "en"
+    turn_timer: float | None = None
+    timeout_action: str = "computer"
+    absences_to_free: int = 3
+    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class KindStats:
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A player's record over finished games (optionally one server / one game kind)."""
+
+    user_id: int
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    per_kind: dict[str, KindStats]
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    user_id: int
+    name: str
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+def migration_files(folder: Path = MIGRATIONS) -> list[tuple[int, Path]]:
+    """The numbered migrations, in order; a gap or a duplicate number is a bug."""
+    found: list[tuple[int, Path]] = []
+    for path in folder.iterdir():
+        m = _MIGRATION_NAME.match(path.name)
+        if m:
+            found.append((int(m.group(1)), path))
+    found.sort()
+    numbers = [n for n, _ in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n without gaps: {numbers}")
+    return found
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Store:
+    """The SQLite store. Open with ``await Store.open(path)``; always ``close()`` it
+    (aiosqlite's worker thread is not a daemon: an open store keeps the process alive)."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+        self.schema_version = 0
+
+    # -- opening and closing ----------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str] = DEFAULT_PATH,
+        *,
+        busy_timeout_ms: int = 1000,
+        upto: int | None = None,
+    ) -> Store:
+        """Open (creating if needed, mode 0600) and migrate the database at ``path``.
+
+        ``upto`` stops after that migration: only tests use it, to write an old database.
+        """
+        p = Path(path)
+        if str(p) != ":memory:":
+            p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not p.exists():
+                # Owner-only from the first byte; SQLite gives -wal/-shm the same mode.
+                os.close(os.open(p, os.O_CREAT | os.O_WRONLY, 0o600))
+        conn = await aiosqlite.connect(str(p), isolation_level=None)
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = FULL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            store = cls(conn, p)
+            await store._migrate(upto)
+        except BaseException:
+            await conn.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._conn.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _migrate(self, upto: int | None) -> None:
+        async with self._lock:
+            row = await self._fetchone("PRAGMA user_version")
+            version = int(row[0]) if row else 0
+            for number, path in migration_files():
+                if number <= version or (upto is not None and number > upto):
+                    continue
+                log.info("migrating %s to schema %d (%s)", self.path, number, path.name)
+                sql = path.read_text(encoding="utf-8")
+                # One transaction per migration: it applies whole or not at all.
+                await self._conn.executescript(
+                    f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;"
+                )
+                version = number
+            self.schema_version = version
+
+    async def pragma(self, name: str) -> Any:
+        """The value of a PRAGMA (for tests and diagnostics)."""
+        if not name.replace("_", "").isalpha():
+            raise ValueError(f"not a pragma name: {name!r}")
+        row = await self._fetchone(f"PRAGMA {name}")
+        return row[0] if row else None
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        async with self._conn.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return list(await self._conn.execute_fetchall(sql, params))
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One serialised write transaction: commit on success, roll back on error."""
+        async with self._lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+
+    # -- lobbies -----------------------------------------------------------------------
+
+    async def create_lobby(
+        self,
+        kind: str,
+        options: dict[str, Any],
+        guild_id: int | None,
+        channel_id: int,
+        host_id: int,
+        seats: Sequence[SeatRecord],
+        *,
+        lobby_deadline: float | None,
+        on_leave: str,
+        now: float,
+    ) -> int | None:
+        """A new lobby; ``None`` if the channel already has a lobby or game in play."""
+        try:
+            async with self.transaction() as db:
+                cur = await db.execute(
+                    "INSERT INTO games (kind, options, status, guild_id, channel_id, host_id,"
+                    " lobby_deadline, on_leave, created_at, updated_at)"
+                    " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)",
+                    (kind, _dumps(options), guild_id, channel_id, host_id, lobby_deadline,
+                     on_leave, now, now),
+                )
+                game_id = cur.lastrowid
+                assert game_id is not None
+                await self._write_seats(db, game_id, seats)
+        except aiosqlite.IntegrityError:
+            return None
+        return int(game_id)
+
+    async def save_lobby(
+        self, game_id: int, seats: Sequence[SeatRecord], *, lobby_deadline: float | None,
+        now: float,
+    ) -> None:
+        async with self.transaction() as db:
+            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            await self._write_seats(db, game_id, seats)
+            await db.execute(
+                "UPDATE games SET lobby_deadline = ?, updated_at = ? WHERE id = ?",
+                (lobby_deadline, now, game_id),
+            )
+
+    @staticmethod
+    async def _write_seats(
+        db: aiosqlite.Connection, game_id: int, seats: Iterable[SeatRecord]
+    ) -> None:
+        await db.executemany(
+            "INSERT INTO seats (game_id, seat, user_id, level, name, left_game, resigned,"
+            " absences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.level, s.name, int(s.left), int(s.resigned),
+              s.absences) for s in seats],
+        )
+
+    async def set_status(
+        self, game_id: int, status: str, *, now: float, end_reason: str | None = None
+    ) -> None:
+        """Close a lobby or stop a game without a result (cancelled)."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE games SET status = ?, end_reason = ?, lobby_deadline = NULL,"
+                " turn_deadline = NULL, updated_at = ? WHERE id = ?",
+                (status, end_reason, now, game_id),
+            )
+
+    # -- games -------------------------------------------------------------------------
+
+    async def start_game(
+        self,
+        game_id: int,
+        *,
+        seed: int,
+        options: dict[str, Any],
+        snapshot: dict[str, Any],
+        seats: Sequence[SeatRecord],
+        turn_deadline: float | None,
+        now: float,
+    ) -> None:
+        async with self.transaction() as db:
+            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            await self._write_seats(db, game_id, seats)
+            await db.execute(
+                "UPDATE games SET status = 'playing', seed = ?, options = ?, snapshot = ?,"
+                " lobby_deadline = NULL, turn_deadline = ?, turn_reminded = 0,"
+                " updated_at = ? WHERE id = ?",
+                (seed, _dumps(options), _dumps(snapshot), turn_deadline, now, game_id),
+            )
+
+    async def record(
+        self,
+        game_id: int,
+        entries: Sequence[tuple[int, int | None, str]],
+        snapshot: dict[str, Any],
+        *,
+        now: float,
+        turn_deadline: float | None,
+        turn_reminded: bool = False,
+        seats: Sequence[SeatRecord] | None = None,
+        results: Sequence[ResultRecord] | None = None,
+        end_reason: str | None = None,
+    ) -> None:
+        """Commit accepted history entries ``(ply, seat, action)`` with the new snapshot,
+        in one transaction. With ``results`` the game is finished in the same commit."""
+        status = "finished" if results is not None else "playing"
+        async with self.transaction() as db:
+            await db.executemany(
+                "INSERT INTO actions (game_id, ply, seat, action, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, ply, seat, action, now) for ply, seat, action in entries],
+            )
+            await db.execute(
+                "UPDATE games SET snapshot = ?, status = ?, turn_deadline = ?,"
+                " turn_reminded = ?, end_reason = ?, updated_at = ? WHERE id = ?",
+                (_dumps(snapshot), status, turn_deadline, int(turn_reminded), end_reason,
+                 now, game_id),
+            )
+            if seats is not None:
+                await db.executemany(
+                    "UPDATE seats SET user_id = ?, level = ?, name = ?, left_game = ?,"
+                    " resigned = ?, absences = ? WHERE game_id = ? AND seat = ?",
+                    [(s.user_id, s.level, s.name, int(s.left), int(s.resigned), s.absences,
+                      game_id, s.seat) for s in seats],
+                )
+            if results is not None:
+                await self._write_results(db, game_id, results, now)
+
+    async def save_timers(
+        self,
+        game_id: int,
+        *,
+        turn_deadline: float | None,
+        turn_reminded: bool,
+        seats: Sequence[SeatRecord] = (),
+        now: float,
+    ) -> None:
+        """Store the turn timer's state (a reminder sent, an absence counted)."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE games SET turn_deadline = ?, turn_reminded = ?, updated_at = ?"
+                " WHERE id = ?",
+                (turn_deadline, int(turn_reminded), now, game_id),
+            )
+            await db.executemany(
+                "UPDATE seats SET absences = ? WHERE game_id = ? AND seat = ?",
+                [(s.absences, game_id, s.seat) for s in seats],
+            )
+
+    async def _write_results(
+        self, db: aiosqlite.Connection, game_id: int, results: Sequence[ResultRecord],
+        now: float,
+    ) -> None:
+        row = await (await db.execute(
+            "SELECT kind, guild_id FROM games WHERE id = ?", (game_id,))).fetchone()
+        assert row is not None
+        kind, guild_id = row
+        await db.executemany(
+            "INSERT INTO results (game_id, seat, user_id, level, name, kind, guild_id, side,"
+            " outcome, resigned, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, r.seat, r.user_id, r.level, r.name, kind, guild_id, r.side, r.outcome,
+              int(r.resigned), now) for r in results],
+        )
+
+    # -- loading -----------------------------------------------------------------------
+
+    _GAME_COLUMNS = (
+        "id, kind, options, seed, status, guild_id, channel_id, host_id, snapshot,"
+        " lobby_deadline, turn_deadline, turn_reminded, on_leave, end_reason, created_at,"
+        " updated_at"
+    )
+
+    async def load_active(self) -> list[GameRecord]:
+        """Every lobby and every game in play, with seats and action logs."""
+        async with self._lock:
+            rows = await self._fetchall(
+                f"SELECT {self._GAME_COLUMNS} FROM games"
+                " WHERE status IN ('lobby', 'playing') ORDER BY id"
+            )
+            return [await self._complete(row) for row in rows]
+
+    async def load_game(self, game_id: int) -> GameRecord | None:
+        async with self._lock:
+            row = await self._fetchone(
+                f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
+            return await self._complete(row) if row else None
+
+    async def _complete(self, row: Sequence[Any]) -> GameRecord:
+        rec = GameRecord(
+            id=row[0], kind=row[1], options=json.loads(row[2]), seed=row[3], status=row[4],
+            guild_id=row[5], channel_id=row[6], host_id=row[7],
+            snapshot=json.loads(row[8]) if row[8] else None, lobby_deadline=row[9],
+            turn_deadline=row[10], turn_reminded=bool(row[11]), on_leave=row[12],
+            end_reason=row[13], created_at=row[14], updated_at=row[15],
+        )
+        seats = await self._fetchall(
+            "SELECT seat, user_id, level, name, left_game, resigned, absences FROM seats"
+            " WHERE game_id = ? ORDER BY seat", (rec.id,))
+        rec.seats = [SeatRecord(seat=s[0], user_id=s[1], level=s[2], name=s[3],
+                                left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
+                     for s in seats]
+        actions = await self._fetchall(
+            "SELECT ply, action FROM actions WHERE game_id = ? ORDER BY ply", (rec.id,))
+        for expected, (ply, action) in enumerate(actions):
+            if ply != expected:
+                log.error("game %d: action log has a hole at ply %d", rec.id, expected)
+                break
+            rec.actions.append(action)
+        return rec
+
+    # -- settings ----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        async with self._lock:
+            row = await self._fetchone(
+                "SELECT locale, turn_timer, timeout_action, absences_to_free, defaults"
+                " FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(guild_id, locale=row[0], turn_timer=row[1],
+                             timeout_action=row[2], absences_to_free=row[3],
+                             defaults=json.loads(row[4]))
+
+    async def save_guild_settings(self, s: GuildSettings, *, now: float | None = None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, locale, turn_timer, timeout_action,"
+                " absences_to_free, defaults, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET locale = excluded.locale,"
+                " turn_timer = excluded.turn_timer, timeout_action = excluded.timeout_action,"
+                " absences_to_free = excluded.absences_to_free, defaults = excluded.defaults,"
+                " updated_at = excluded.updated_at",
+                (s.guild_id, s.locale, s.turn_timer, s.timeout_action, s.absences_to_free,
+                 _dumps(s.defaults), time.time() if now is None else now),
+            )
+
+    # -- stats -------------------------------------------------------------------------
+
+    async def stats(
+        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None
+    ) -> Stats:
+        """Games, wins, losses, draws and win rate of a person, per game kind."""
+        where, params = ["user_id = ?"], [user_id]
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)  # type: ignore[arg-type]
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT kind, COUNT(*), SUM(outcome = 'win'), SUM(outcome = 'loss'),"
+                " SUM(outcome = 'draw') FROM results WHERE " + " AND ".join(where)
+                + " GROUP BY kind ORDER BY kind", params)
+        per_kind = {r[0]: KindStats(r[1], r[2], r[3], r[4]) for r in rows}
+        return Stats(
+            user_id=user_id,
+            games=sum(k.games for k in per_kind.values()),
+            wins=sum(k.wins for k in per_kind.values()),
+            losses=sum(k.losses for k in per_kind.values()),
+            draws=sum(k.draws for k in per_kind.values()),
+            per_kind=per_kind,
+        )
+
+    async def leaderboard(
+        self, guild_id: int | None, *, kind: str | None = None, limit: int = 10
+    ) -> list[LeaderRow]:
+        """People by wins, then win rate (computer players are not ranked)."""
+        where: list[str] = ["user_id IS NOT NULL"]
+        params: list[Any] = []
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        params.append(max(1, min(int(limit), 100)))
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT user_id, MAX(name), COUNT(*) AS games, SUM(outcome = 'win') AS wins"
+                " FROM results WHERE " + " AND ".join(where)
+                + " GROUP BY user_id ORDER BY wins DESC, CAST(wins AS REAL) / games DESC,"
+                " games DESC, user_id LIMIT ?", params)
+        return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
+
+    async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
+        """The action log of a game: (ply, seat, action, at)."""
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT ply, seat, action, at FROM actions WHERE game_id = ? ORDER BY ply",
+                (game_id,))
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
