@@ -140,9 +140,10 @@ class DiceGame(Game):
             return
         self.current = self.next_active_seat(seat)
 
-    def end_turn_without_move(self) -> None:
+    def end_turn_without_move(self, played: bool) -> None:
         assert self.current is not None
-        self.last = (self.current, SKIP, -1)
+        if played:
+            self.last = (self.current, SKIP, -1)
         self._end_turn(self.current)
 
     def last_info(self) -> dict[str, Any] | None:

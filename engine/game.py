@@ -100,14 +100,14 @@ class Game(ABC):
             self.end_reason = "last_side_standing"
             return
         if self.current == seat:
-            self.end_turn_without_move()
+            self.end_turn_without_move(played=False)
 
     def skip(self) -> None:
         """The seat to move loses its turn (a turn timer ran out): no card, no chip."""
         if self.is_over:
             raise IllegalAction("game_over", "The game is over.")
         self.history.append("skip")
-        self.end_turn_without_move()
+        self.end_turn_without_move(played=True)
 
     def observation(self, seat: int | None = None) -> dict[str, Any]:
         """What ``seat`` may know (``None``: a spectator). JSON-safe; never another seat's
@@ -256,8 +256,9 @@ class Game(ABC):
         """The move int of a legal action; raise ``IllegalAction`` saying why otherwise."""
 
     @abstractmethod
-    def end_turn_without_move(self) -> None:
-        """Pass the turn on without a move (skip, or the mover resigned)."""
+    def end_turn_without_move(self, played: bool) -> None:
+        """Pass the turn on without a move: a skipped turn (``played``: it was a turn, in
+        which nothing happened) or the mover resigned (not a turn at all)."""
 
     @abstractmethod
     def add_observation(self, obs: dict[str, Any], seat: int | None) -> None: ...

@@ -235,10 +235,15 @@ class KidsGame(Game):
             nxt = 0
         self.current = nxt if not self.resigned[nxt] else self.next_active_seat(seat)
 
-    def end_turn_without_move(self) -> None:
-        assert self.current is not None
-        self.last = (self.current, SKIP, -1)
-        self._end_turn(self.current, changed=False)
+    def end_turn_without_move(self, played: bool) -> None:
+        seat = self.current
+        assert seat is not None
+        if played:
+            self.last = (seat, SKIP, -1)
+            self._end_turn(seat, changed=False)
+        else:
+            self.exchanges = 0
+            self.current = self.next_active_seat(seat)
 
     # -- text ----------------------------------------------------------------------------
 
