@@ -1,0 +1,849 @@
+"""The game manager: lobbies, turns, computer players and timers around the engine.
+
+Every change follows one order: check -> engine -> commit -> announce. The check and the
+engine step happen under the game's lock, so two clicks racing for one turn apply one
+move; the commit is one store transaction; listeners hear of it only after the commit, so
+a crash never leaves an announced move unsaved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import IllegalAction
+from ..events import (
+    COMPUTER_LEVELS,
+    Event,
+    GameOver,
+    GameStarted,
+    HandChanged,
+    Listener,
+    LobbyCancelled,
+    LobbyChanged,
+    Moved,
+    Player,
+    SeatChanged,
+    SeatView,
+    TableView,
+    TurnReminder,
+    TurnStarted,
+    TurnTimedOut,
+)
+from ..factory import new_game, replay
+from ..game import Game
+from ..options import GAMES, normalise_options
+from ..store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
+from ..timers import Clock, SystemClock
+from .computer import Agent, choose, make_agent
+from .errors import ManagerError, refuse
+
+log = logging.getLogger(__name__)
+
+MAX_SEATS = 4
+TAKEOVER_LEVEL = "medium"  # the computer player that takes a seat a person left
+SETTINGS = ("locale", "turn_timer", "timeout_action", "absences_to_free", "defaults")
+
+
+@dataclass(eq=False)
+class _Table:
+    """A lobby or a game in play, as the manager holds it (never handed out)."""
+
+    id: int
+    kind: str
+    options: dict[str, Any]
+    status: str
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    seats: list[SeatRecord]
+    on_leave: str
+    created_at: float
+    settings: GuildSettings
+    game: Game | None = None
+    lobby_deadline: float | None = None
+    turn_deadline: float | None = None
+    turn_reminded: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    outbox: deque[Event] = field(default_factory=deque)
+    delivering: bool = False
+    driver: asyncio.Task[None] | None = None
+    agents: dict[int, Agent] = field(default_factory=dict)
+
+    def view(self) -> TableView:
+        game = self.game
+        return TableView(
+            game_id=self.id,
+            game=self.kind,
+            options=dict(self.options),
+            status=self.status,
+            guild_id=self.guild_id,
+            channel_id=self.channel_id,
+            host_id=self.host_id,
+            seats=tuple(
+                SeatView(s.seat, s.user_id, s.name, s.level, s.left, s.resigned, s.absences)
+                for s in self.seats
+            ),
+            on_leave=self.on_leave,
+            turn=game.current_seat if game is not None else None,
+            ply=len(game.history) if game is not None else 0,
+            lobby_deadline=self.lobby_deadline,
+            turn_deadline=self.turn_deadline,
+            created_at=self.created_at,
+        )
+
+    def person_seat(self, user_id: int) -> int | None:
+        """The seat a person plays (not left, not handed to a computer)."""
+        for s in self.seats:
+            if s.user_id == user_id and s.level is None and not s.left:
+                return s.seat
+        return None
+
+    def is_person(self, seat: int | None) -> bool:
+        return seat is not None and self.seats[seat].level is None
+
+
+class GameManager:
+    """Lobbies and games of every channel; see docs/MANAGER.md for the whole interface."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        computer_delay: float = 1.5,
+        clock: Clock | None = None,
+        seed_source: Callable[[], int] | None = None,
+        lobby_idle: float = 15 * 60,
+        timer_interval: float = 5.0,
+    ) -> None:
+        self.store = store
+        self.computer_delay = computer_delay
+        self.clock: Clock = clock or SystemClock()
+        self._seed_source = seed_source or (lambda: secrets.randbits(62))
+        self.lobby_idle = lobby_idle
+        self.timer_interval = timer_interval
+        self._tables: dict[int, _Table] = {}
+        self._by_channel: dict[int, int] = {}
+        self._listeners: list[Listener] = []
+        self._channel_lock = asyncio.Lock()
+        self._timer_task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # -- life cycle --------------------------------------------------------------------
+
+    async def start(self, *, run_timers: bool = True) -> None:
+        """Load every lobby and game in play and set them going again."""
+        for rec in await self.store.load_active():
+            try:
+                table = await self._restore(rec)
+            except Exception:
+                log.exception("game %d could not be restored; it stays in the database "
+                              "untouched", rec.id)
+                continue
+            self._tables[table.id] = table
+            self._by_channel[table.channel_id] = table.id
+        for table in list(self._tables.values()):
+            if table.status == "playing":
+                async with table.lock:
+                    await self._settle_forced(table)
+                self._kick(table)
+        if run_timers:
+            self._timer_task = asyncio.create_task(self._timer_loop(), name="turn-timers")
+
+    async def close(self) -> None:
+        """Stop timers and computer players. Everything accepted is already committed."""
+        self._closing = True
+        tasks = [t.driver for t in self._tables.values() if t.driver and not t.driver.done()]
+        if self._timer_task:
+            tasks.append(self._timer_task)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def settle(self) -> None:
+        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
+        while True:
+            busy = [t.driver for t in self._tables.values() if t.driver and not t.driver.done()]
+            if not busy:
+                return
+            await asyncio.gather(*busy, return_exceptions=True)
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        self._listeners.remove(listener)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def table_for_channel(self, channel_id: int) -> TableView | None:
+        game_id = self._by_channel.get(channel_id)
+        return self._tables[game_id].view() if game_id is not None else None
+
+    def get(self, game_id: int) -> TableView:
+        return self._table(game_id).view()
+
+    def tables(self) -> list[TableView]:
+        return [t.view() for t in self._tables.values()]
+
+    def seat_of(self, game_id: int, user_id: int) -> int | None:
+        return self._table(game_id).person_seat(user_id)
+
+    def observation_for(self, game_id: int, user_id: int) -> dict[str, Any]:
+        """The user's private view (hand, legal actions); a non-player's is the spectator's."""
+        table = self._table(game_id)
+        game = self._game_of(table)
+        return game.observation(table.person_seat(user_id))
+
+    def spectator_observation(self, game_id: int) -> dict[str, Any]:
+        return self._game_of(self._table(game_id)).observation(None)
+
+    def game_state(self, game_id: int) -> dict[str, Any]:
+        """The full engine state (``to_dict``): for tests and diagnostics, never players."""
+        return self._game_of(self._table(game_id)).to_dict()
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        return await self.store.guild_settings(guild_id)
+
+    async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
+        for name, value in changes.items():
+            if name not in SETTINGS:
+                raise refuse("bad_setting", f"There is no setting {name!r}.", setting=name)
+            ok = {
+                "locale": lambda v: v in ("en", "no"),
+                "turn_timer": lambda v: v is None or (
+                    isinstance(v, int | float) and not isinstance(v, bool) and 10 <= v <= 86400),
+                "timeout_action": lambda v: v in ("computer", "skip"),
+                "absences_to_free": lambda v: isinstance(v, int) and 1 <= v <= 10,
+                "defaults": lambda v: isinstance(v, dict) and set(v) <= set(GAMES),
+            }[name](value)
+            if not ok:
+                raise refuse("bad_setting", f"{value!r} is not a valid {name}.",
+                             setting=name, value=str(value))
+        for game, opts in changes.get("defaults", {}).items():
+            probe = 4 if opts.get("teams") else 2
+            normalise_options(game, probe, dict(opts))  # raises InvalidOptions
+        settings = replace(await self.store.guild_settings(guild_id), **changes)
+        await self.store.save_guild_settings(settings, now=self.clock.now())
+        for table in self._tables.values():
+            if table.guild_id == guild_id:
+                table.settings = settings
+        return settings
+
+    # -- lobbies -----------------------------------------------------------------------
+
+    async def create_lobby(
+        self,
+        game: str,
+        options: dict[str, Any] | None,
+        host: Player,
+        guild_id: int | None,
+        channel_id: int,
+        *,
+        on_leave: str = "skip",
+    ) -> TableView:
+        """Open a lobby in a channel; the host takes the first seat."""
+        if on_leave not in ("skip", "computer"):
+            raise refuse("bad_setting", "on_leave is skip or computer.", setting="on_leave",
+                         value=str(on_leave))
+        settings = (await self.store.guild_settings(guild_id) if guild_id is not None
+                    else GuildSettings(0))
+        opts = {**settings.defaults.get(game, {}), **(options or {})}
+        # Check the options now (with a seat count they allow), again at start.
+        normalise_options(game, 4 if opts.get("teams") else 2, opts)
+        async with self._channel_lock:
+            if channel_id in self._by_channel:
+                raise refuse("channel_busy", "This channel already has a lobby or a game.",
+                             game_id=self._by_channel[channel_id])
+            now = self.clock.now()
+            seats = [SeatRecord(0, host.user_id, host.name)]
+            deadline = now + self.lobby_idle
+            game_id = await self.store.create_lobby(
+                game, opts, guild_id, channel_id, host.user_id, seats,
+                lobby_deadline=deadline, on_leave=on_leave, now=now)
+            if game_id is None:
+                raise refuse("channel_busy", "This channel already has a lobby or a game.")
+            table = _Table(
+                id=game_id, kind=game, options=opts, status="lobby", guild_id=guild_id,
+                channel_id=channel_id, host_id=host.user_id, seats=seats, on_leave=on_leave,
+                created_at=now, settings=settings, lobby_deadline=deadline)
+            self._tables[game_id] = table
+            self._by_channel[channel_id] = game_id
+            table.outbox.append(LobbyChanged(table.view(), "created"))
+        await self._flush(table)
+        return table.view()
+
+    async def join(self, channel_id: int, player: Player) -> TableView:
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            if any(s.user_id == player.user_id and s.level is None for s in table.seats):
+                raise refuse("already_joined", "You are already in this lobby.")
+            self._check_room(table)
+            table.seats.append(SeatRecord(len(table.seats), player.user_id, player.name))
+            await self._save_lobby(table, "joined")
+        await self._flush(table)
+        return table.view()
+
+    async def add_computer(self, channel_id: int, user_id: int, level: str) -> TableView:
+        """A seated player (usually the host) adds a computer player."""
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            if level not in COMPUTER_LEVELS:
+                raise refuse("bad_level", "A computer player is easy, medium or hard.",
+                             level=str(level))
+            if table.person_seat(user_id) is None:
+                raise refuse("not_in_lobby", "Join the lobby first.")
+            self._check_room(table)
+            number = sum(1 for s in table.seats if s.level is not None) + 1
+            table.seats.append(SeatRecord(len(table.seats), None, f"Computer {number}", level))
+            await self._save_lobby(table, "computer_added")
+        await self._flush(table)
+        return table.view()
+
+    async def leave(self, channel_id: int, user_id: int) -> TableView:
+        """Leave a lobby; the host leaving cancels it."""
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            seat = table.person_seat(user_id)
+            if seat is None:
+                raise refuse("not_in_lobby", "You are not in this lobby.")
+            if user_id == table.host_id:
+                await self._cancel_lobby(table, "host_left")
+            else:
+                del table.seats[seat]
+                self._renumber(table)
+                await self._save_lobby(table, "left")
+        await self._flush(table)
+        return table.view()
+
+    async def remove_seat(self, channel_id: int, user_id: int, seat: int) -> TableView:
+        """The host removes a computer player or a person from the lobby."""
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            if user_id != table.host_id:
+                raise refuse("not_host", "Only the host can do that.")
+            if not 0 < seat < len(table.seats):
+                raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.",
+                             seat=seat)
+            del table.seats[seat]
+            self._renumber(table)
+            await self._save_lobby(table, "seat_removed")
+        await self._flush(table)
+        return table.view()
+
+    async def cancel(self, channel_id: int, user_id: int) -> TableView:
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            if user_id != table.host_id:
+                raise refuse("not_host", "Only the host can cancel the lobby.")
+            await self._cancel_lobby(table, "host")
+        await self._flush(table)
+        return table.view()
+
+    async def start_game(self, channel_id: int, user_id: int) -> TableView:
+        """Deal (Kids) or roll off (Dice) and begin. Host only, 2 to 4 seats."""
+        table = self._lobby(channel_id)
+        async with table.lock:
+            self._check_lobby(table)
+            if user_id != table.host_id:
+                raise refuse("not_host", "Only the host can start the game.")
+            if len(table.seats) < 2:
+                raise refuse("not_enough_players", "A game needs at least 2 players.",
+                             seats=len(table.seats))
+            seed = self._seed_source()
+            game = new_game(table.kind, len(table.seats), seed, **table.options)
+            table.options = dict(game.options)
+            table.game = game
+            table.status = "playing"
+            table.lobby_deadline = None
+            now = self.clock.now()
+            self._set_turn_deadline(table, None, now)
+            snapshot = game.to_dict()
+            try:
+                await self.store.start_game(
+                    table.id, seed=seed, options=table.options, snapshot=snapshot,
+                    seats=table.seats, turn_deadline=table.turn_deadline, now=now)
+            except BaseException:
+                table.game, table.status = None, "lobby"
+                raise
+            view = table.view()
+            table.outbox.append(GameStarted(view, game.observation(None)))
+            for s in table.seats:
+                if s.level is None and s.user_id is not None:
+                    table.outbox.append(HandChanged(view, s.seat, s.user_id,
+                                                    game.observation(s.seat)))
+            self._announce_turn(table)
+            await self._settle_forced(table)
+        self._kick(table)
+        await self._flush(table)
+        return table.view()
+
+    # -- turns -------------------------------------------------------------------------
+
+    async def submit(
+        self, game_id: int, user_id: int, action: str, *, expected_ply: int | None = None
+    ) -> Moved:
+        """Play ``action`` for the user's seat. Raises a typed error and changes nothing
+        when it is not allowed."""
+        table = self._table(game_id)
+        async with table.lock:
+            game = self._game_of(table)
+            seat = table.person_seat(user_id)
+            if seat is None:
+                raise refuse("not_a_player", "You are not playing in this game.")
+            if expected_ply is not None and expected_ply != len(game.history):
+                raise refuse("already_played", "That move was already played.",
+                             ply=len(game.history))
+            if game.current_seat != seat:
+                raise refuse("not_your_turn", "It is not your turn.",
+                              turn=game.current_seat)
+            if not isinstance(action, str):
+                raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
+            table.seats[seat].absences = 0
+            moved = await self._step(table, seat, _applying(action), by="player",
+                                     user_id=user_id, seats_changed=True)
+            await self._settle_forced(table)
+        self._kick(table)
+        await self._flush(table)
+        return moved
+
+    async def resign(self, game_id: int, user_id: int) -> TableView:
+        """Give up, in turn or out of turn: the seat is skipped from now on."""
+        return await self._quit(game_id, user_id, hand_over=False)
+
+    async def leave_game(self, game_id: int, user_id: int) -> TableView:
+        """Leave mid-game: skipped like a resignation, or, if the lobby chose
+        ``on_leave="computer"``, a computer player takes the seat and plays on."""
+        table = self._table(game_id)
+        return await self._quit(game_id, user_id, hand_over=table.on_leave == "computer")
+
+    async def _quit(self, game_id: int, user_id: int, *, hand_over: bool) -> TableView:
+        table = self._table(game_id)
+        async with table.lock:
+            self._game_of(table)
+            seat = table.person_seat(user_id)
+            if seat is None:
+                raise refuse("not_a_player", "You are not playing in this game.")
+            await self._free_seat(table, seat, hand_over=hand_over,
+                                  change="left" if hand_over else "resigned")
+            await self._settle_forced(table)
+        self._kick(table)
+        await self._flush(table)
+        return table.view()
+
+    async def end(self, game_id: int, user_id: int, *, is_moderator: bool = False) -> TableView:
+        """Stop a lobby or a game with no result: the host, or a moderator (the caller
+        decides who is one, from the member's permissions)."""
+        table = self._table(game_id)
+        async with table.lock:
+            if table.status not in ("lobby", "playing"):
+                raise refuse("game_over", "The game is over.")
+            if user_id != table.host_id and not is_moderator:
+                raise refuse("not_host", "Only the host or a moderator can end the game.")
+            if table.status == "lobby":
+                await self._cancel_lobby(table, "ended")
+            else:
+                game = self._game_of(table)
+                await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+                                            end_reason="ended")
+                self._close_table(table, "cancelled")
+                table.outbox.append(GameOver(table.view(), None, False, "ended", (),
+                                             game.observation(None), ended_by=user_id))
+        await self._flush(table)
+        return table.view()
+
+    async def hint(self, game_id: int, user_id: int) -> str:
+        """A suggested action for the user's seat (the easy computer player's choice)."""
+        table = self._table(game_id)
+        game = self._game_of(table)
+        seat = table.person_seat(user_id)
+        if seat is None:
+            raise refuse("not_a_player", "You are not playing in this game.")
+        if game.current_seat != seat:
+            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+        obs = game.observation(seat)
+        seed = game.seed + len(game.history)
+        return await asyncio.to_thread(choose, make_agent("easy", seed), obs, seed)
+
+    # -- timers ------------------------------------------------------------------------
+
+    async def check_timers(self) -> None:
+        """Cancel idle lobbies; remind, act for, and finally free absent players."""
+        now = self.clock.now()
+        for table in list(self._tables.values()):
+            try:
+                async with table.lock:
+                    if table.status == "lobby":
+                        if table.lobby_deadline is not None and now >= table.lobby_deadline:
+                            await self._cancel_lobby(table, "idle")
+                    elif table.status == "playing" and table.turn_deadline is not None:
+                        await self._turn_timer(table, now)
+                        await self._settle_forced(table)
+            except Exception:
+                log.exception("timers of game %d failed", table.id)
+            self._kick(table)
+            await self._flush(table)
+
+    async def _turn_timer(self, table: _Table, now: float) -> None:
+        game = self._game_of(table)
+        seat = game.current_seat
+        deadline = table.turn_deadline
+        timer = table.settings.turn_timer
+        if deadline is None or seat is None or not table.is_person(seat):
+            return
+        user_id = table.seats[seat].user_id
+        assert user_id is not None
+        if not table.turn_reminded and timer and now >= deadline - timer / 2:
+            table.turn_reminded = True
+            await self.store.save_timers(table.id, turn_deadline=deadline, turn_reminded=True,
+                                         now=now)
+            table.outbox.append(TurnReminder(table.view(), seat, user_id, deadline))
+        if now < deadline:
+            return
+        record = table.seats[seat]
+        record.absences += 1
+        if record.absences >= table.settings.absences_to_free:
+            await self._free_seat(table, seat, hand_over=table.on_leave == "computer",
+                                  change="freed")
+            outcome = "seat_freed"
+        elif table.settings.timeout_action == "computer":
+            obs = game.observation(seat)
+            pick_seed = game.seed + len(game.history)
+            action = await asyncio.to_thread(choose, self._agent(table, seat, TAKEOVER_LEVEL),
+                                             obs, pick_seed)
+            await self._step(table, seat, _applying(action), by="timer",
+                             user_id=user_id, seats_changed=True)
+            outcome = "computer_moved"
+        else:
+            await self._step(table, seat, lambda g: g.skip(), by="timer", user_id=user_id,
+                             seats_changed=True)
+            outcome = "skipped"
+        table.outbox.append(TurnTimedOut(table.view(), seat, user_id, outcome))
+
+    async def _timer_loop(self) -> None:
+        # Real sleeping here: the clock decides what is due, not how often we look.
+        while not self._closing:
+            await asyncio.sleep(self.timer_interval)
+            await self.check_timers()
+
+    # -- the steps every change is made of ------------------------------------------------
+
+    async def _step(
+        self,
+        table: _Table,
+        seat: int,
+        change: Callable[[Game], None],
+        *,
+        by: str,
+        user_id: int | None,
+        seats_changed: bool = False,
+    ) -> Moved:
+        """Engine, commit, queue the announcements. Call with the table's lock held."""
+        game = self._game_of(table)
+        before_hands = self._hands(table, game)
+        turn_before = game.current_seat
+        ply = len(game.history)
+        change(game)  # raises IllegalAction without changing anything
+        try:
+            await self._commit(table, turn_before, ply, seat, seats_changed)
+        except BaseException:
+            # Not committed means not accepted: rebuild the game as it was.
+            table.game = replay(table.kind, len(table.seats), game.seed, game.history[:ply],
+                                **table.options)
+            raise
+        entry = game.history[ply]
+        spectator = game.observation(None)
+        last = spectator.get("last") or {}
+        moved = Moved(table.view(), seat, entry, by, user_id, spectator,
+                      last.get("placed"), last.get("removed"), ply)
+        table.outbox.append(moved)
+        view = moved.table
+        for s, hand in self._hands(table, game).items():
+            if hand != before_hands.get(s):
+                uid = table.seats[s].user_id
+                assert uid is not None
+                table.outbox.append(HandChanged(view, s, uid, game.observation(s)))
+        if game.is_over:
+            self._announce_game_over(table)
+        else:
+            self._announce_turn(table)
+        return moved
+
+    async def _commit(
+        self, table: _Table, turn_before: int | None, ply: int, seat: int | None,
+        seats_changed: bool,
+    ) -> None:
+        game = self._game_of(table)
+        now = self.clock.now()
+        entries = [(p, seat, game.history[p]) for p in range(ply, len(game.history))]
+        results = self._results(table) if game.is_over else None
+        if game.is_over:
+            table.turn_deadline, table.turn_reminded = None, False
+        else:
+            self._set_turn_deadline(table, turn_before, now)
+        await self.store.record(
+            table.id, entries, game.to_dict(), now=now, turn_deadline=table.turn_deadline,
+            turn_reminded=table.turn_reminded,
+            seats=table.seats if seats_changed or results is not None else None,
+            results=results, end_reason=game.end_reason)
+        if game.is_over:
+            self._close_table(table, "finished")
+
+    async def _settle_forced(self, table: _Table) -> None:
+        """Apply forced passes (the only legal action), recorded like any action."""
+        game = table.game
+        while (table.status == "playing" and game is not None and not game.is_over
+               and game.legal_actions() == ["pass"]):
+            seat = game.current_seat
+            assert seat is not None
+            await self._step(table, seat, _applying("pass"), by="auto",
+                             user_id=table.seats[seat].user_id)
+
+    async def _free_seat(self, table: _Table, seat: int, *, hand_over: bool,
+                         change: str) -> None:
+        """A person leaves mid-game: a computer takes over, or the engine skips the seat."""
+        game = self._game_of(table)
+        record = table.seats[seat]
+        user_id = record.user_id
+        if hand_over:
+            record.left = True
+            record.level = TAKEOVER_LEVEL
+            record.absences = 0
+            turn = game.current_seat
+            # No engine entry: the game itself does not change, only who plays the seat.
+            await self._commit(table, turn, len(game.history), seat, seats_changed=True)
+            table.outbox.append(SeatChanged(table.view(), seat, user_id, "computer"))
+            return
+        record.left = change != "resigned"
+        record.resigned = True
+        await self._step(table, seat, lambda g: g.resign(seat), by="player", user_id=user_id,
+                         seats_changed=True)
+        table.outbox.append(SeatChanged(table.view(), seat, user_id, change))
+
+    # -- computer players ---------------------------------------------------------------
+
+    def _kick(self, table: _Table) -> None:
+        """Make sure a computer seat to move has someone thinking for it."""
+        if self._closing or table.status != "playing":
+            return
+        game = table.game
+        if game is None or game.is_over or table.is_person(game.current_seat):
+            return
+        if table.driver is None or table.driver.done():
+            table.driver = asyncio.create_task(self._drive(table), name=f"computer-{table.id}")
+
+    async def _drive(self, table: _Table) -> None:
+        try:
+            while not self._closing:
+                async with table.lock:
+                    game = table.game
+                    if table.status != "playing" or game is None or game.is_over:
+                        return
+                    seat = game.current_seat
+                    if seat is None or table.is_person(seat):
+                        return
+                    ply = len(game.history)
+                    obs = game.observation(seat)
+                    agent = self._agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
+                await self.clock.sleep(self.computer_delay)
+                action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
+                async with table.lock:
+                    if (table.game is not game or table.status != "playing"
+                            or len(game.history) != ply):
+                        continue  # something else moved meanwhile: look again
+                    await self._step(table, seat, _applying(action), by="computer",
+                                     user_id=None)
+                    await self._settle_forced(table)
+                await self._flush(table)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("computer player of game %d stopped", table.id)
+
+    def _agent(self, table: _Table, seat: int, level: str) -> Agent:
+        agent = table.agents.get(seat)
+        if agent is None:
+            assert table.game is not None
+            agent = make_agent(level, table.game.seed * 4 + seat)
+            table.agents[seat] = agent
+        return agent
+
+    # -- announcements -------------------------------------------------------------------
+
+    def _announce_turn(self, table: _Table) -> None:
+        game = self._game_of(table)
+        seat = game.current_seat
+        if seat is not None and table.is_person(seat) and game.legal_actions() != ["pass"]:
+            uid = table.seats[seat].user_id
+            assert uid is not None
+            table.outbox.append(TurnStarted(table.view(), seat, uid, game.observation(seat)))
+
+    def _announce_game_over(self, table: _Table) -> None:
+        game = table.game
+        assert game is not None
+        winning = tuple(game.sides[game.winner]) if game.winner is not None else ()
+        table.outbox.append(GameOver(table.view(), game.winner, game.draw, game.end_reason,
+                                     winning, game.observation(None)))
+
+    async def _flush(self, table: _Table) -> None:
+        """Deliver queued events in commit order. A listener may call the manager back:
+        then the delivery already running picks up the new events."""
+        if table.delivering:
+            return
+        table.delivering = True
+        try:
+            while table.outbox:
+                event = table.outbox.popleft()
+                for listener in list(self._listeners):
+                    try:
+                        await listener.on_event(event)
+                    except Exception:
+                        log.exception("listener %r failed on %s of game %d", listener,
+                                      type(event).__name__, table.id)
+        finally:
+            table.delivering = False
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _table(self, game_id: int) -> _Table:
+        table = self._tables.get(game_id)
+        if table is None:
+            raise refuse("no_such_game", f"There is no game {game_id} in play.",
+                         game_id=game_id)
+        return table
+
+    def _lobby(self, channel_id: int) -> _Table:
+        game_id = self._by_channel.get(channel_id)
+        if game_id is None:
+            raise refuse("no_lobby", "There is no lobby in this channel.")
+        return self._tables[game_id]
+
+    @staticmethod
+    def _check_lobby(table: _Table) -> None:
+        if table.status == "playing":
+            raise refuse("game_started", "The game has already started.")
+        if table.status != "lobby":
+            raise refuse("no_lobby", "There is no lobby in this channel.")
+
+    @staticmethod
+    def _check_room(table: _Table) -> None:
+        if len(table.seats) >= MAX_SEATS:
+            raise refuse("lobby_full", "The lobby is full (4 players).", seats=MAX_SEATS)
+
+    @staticmethod
+    def _game_of(table: _Table) -> Game:
+        if table.status == "lobby" or table.game is None:
+            raise refuse("game_not_started", "The game has not started yet.")
+        if table.status != "playing":
+            raise refuse("game_over", "The game is over.")
+        return table.game
+
+    @staticmethod
+    def _renumber(table: _Table) -> None:
+        for i, s in enumerate(table.seats):
+            s.seat = i
+
+    async def _save_lobby(self, table: _Table, reason: str) -> None:
+        now = self.clock.now()
+        table.lobby_deadline = now + self.lobby_idle
+        await self.store.save_lobby(table.id, table.seats, lobby_deadline=table.lobby_deadline,
+                                    now=now)
+        table.outbox.append(LobbyChanged(table.view(), reason))
+
+    async def _cancel_lobby(self, table: _Table, reason: str) -> None:
+        await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+                                    end_reason=reason)
+        self._close_table(table, "cancelled")
+        table.outbox.append(LobbyCancelled(table.view(), reason))
+
+    def _close_table(self, table: _Table, status: str) -> None:
+        table.status = status
+        table.lobby_deadline = table.turn_deadline = None
+        self._tables.pop(table.id, None)
+        if self._by_channel.get(table.channel_id) == table.id:
+            del self._by_channel[table.channel_id]
+        if table.driver is not None and table.driver is not asyncio.current_task():
+            table.driver.cancel()
+
+    def _set_turn_deadline(self, table: _Table, turn_before: int | None, now: float) -> None:
+        """A new deadline when the turn passes to a person (if the server has a timer)."""
+        game = self._game_of(table)
+        seat = game.current_seat
+        timer = table.settings.turn_timer
+        if not timer or not table.is_person(seat):
+            table.turn_deadline, table.turn_reminded = None, False
+        elif seat != turn_before or table.turn_deadline is None:
+            table.turn_deadline, table.turn_reminded = now + timer, False
+
+    @staticmethod
+    def _hands(table: _Table, game: Game) -> dict[int, Any]:
+        """What each person privately holds (Kids hands), to notice a changed hand."""
+        hands = getattr(game, "hands", None)
+        if hands is None:
+            return {}
+        return {s.seat: list(hands[s.seat]) for s in table.seats
+                if s.level is None and not s.left}
+
+    def _results(self, table: _Table) -> list[ResultRecord]:
+        game = self._game_of(table)
+        out = []
+        for s in table.seats:
+            side = game.side_of[s.seat]
+            outcome = ("draw" if game.draw else "win" if side == game.winner else "loss")
+            out.append(ResultRecord(s.seat, s.user_id, s.level, s.name, side, outcome,
+                                    s.resigned or s.left))
+        return out
+
+    async def _restore(self, rec: GameRecord) -> _Table:
+        settings = (await self.store.guild_settings(rec.guild_id) if rec.guild_id is not None
+                    else GuildSettings(0))
+        table = _Table(
+            id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
+            guild_id=rec.guild_id, channel_id=rec.channel_id, host_id=rec.host_id,
+            seats=rec.seats, on_leave=rec.on_leave, created_at=rec.created_at,
+            settings=settings, lobby_deadline=rec.lobby_deadline,
+            turn_deadline=rec.turn_deadline, turn_reminded=rec.turn_reminded)
+        if rec.status == "playing":
+            table.game = self._check_snapshot(rec)
+            if table.game.to_dict() != rec.snapshot:
+                # The log won: write its state back so snapshot and log agree again.
+                await self.store.record(rec.id, [], table.game.to_dict(),
+                                        now=self.clock.now(), turn_deadline=rec.turn_deadline,
+                                        turn_reminded=rec.turn_reminded)
+        return table
+
+    @staticmethod
+    def _check_snapshot(rec: GameRecord) -> Game:
+        """The saved snapshot if the replayed log agrees with it; else, loudly, the log."""
+        assert rec.seed is not None
+        replayed = replay(rec.kind, len(rec.seats), rec.seed, rec.actions, **rec.options)
+        state = replayed.to_dict()
+        if rec.snapshot is not None and state == rec.snapshot:
+            return Game.from_dict(rec.snapshot)
+        log.error("game %d: the snapshot does not match its action log (%d actions, "
+                  "snapshot at %s); restoring from the log", rec.id, len(rec.actions),
+                  len(rec.snapshot["history"]) if rec.snapshot else "none")
+        return replayed
+
+
+def _applying(action: str) -> Callable[[Game], None]:
+    """The engine step that applies ``action`` (bound now, not when called)."""
+
+    def apply(game: Game) -> None:
+        game.apply(action)
+
+    return apply
+
+
+__all__ = ["GameManager", "ManagerError"]
