@@ -1,54 +1,101 @@
 """Computer players for Sequence for Kids and Sequence Dice (pure Python, stdlib only).
 
-``make_agent(level, seed)`` returns an ``Agent``; ``agent.choose(observation)`` returns one
-of ``observation["legal"]``. Levels: "random", "easy", "medium", "hard".
+    agent = make_agent("hard", seed=7)
+    action = agent.choose(game.observation(seat))   # one of observation["legal"]
+    why = agent.explain(observation, action)        # Explanation(code, params)
 
-(Work in progress: every level plays at random for now.)
+Levels
+------
+- ``random``: any legal move (a yardstick for tests and the tournament).
+- ``easy``: plays like a young child: mostly builds its own rows, sometimes plays any
+  move, rarely defends, may miss a win (15%).
+- ``medium``: greedy: wins when it can, blocks the others' lines, spends a Dragon or a 10
+  on the most dangerous chip, keeps Unicorns for when they matter, exchanges dead cards.
+- ``hard``: searches. Kids: determinized Monte Carlo search (every iteration re-deals the
+  cards it cannot see, consistently with its observation; UCB1 over its own moves;
+  playouts with quick sensible moves). Dice: expectimax over the next player's 21
+  distinct rolls with a greedy reply. Budget: ``iterations`` playouts (Kids) with a
+  ``time_limit`` cap (default 0.3 s per move).
+
+Agents see only the observation. Choices are deterministic for a seed and an iteration
+budget (the random numbers of a move are seeded from the seed and the observation); only
+a time cap that cuts a search short can change them (pass ``time_limit=None`` to rule that
+out). Agents keep no state between moves, so one agent may serve several seats and
+threads.
+
+Explanations (``Agent.explain`` / ``explain``)
+----------------------------------------------
+``Explanation(code, params)``; params are JSON-safe. Colours are the engine's colour ids
+("red", "blue", "green", "yellow"); spaces are names like "B3"; cards are card ids.
+Kids placements add ``card`` and ``space``; Dice placements add ``space``, ``total`` and
+``extra_roll`` (a 2 or a 12 rolls again).
+
+=====================  ==========================================  =========================
+code                   meaning                                     params
+=====================  ==========================================  =========================
+completes_sequence     this chip wins the game                     line (spaces), uses_corner
+blocks_line            takes a space another colour needs          colour, length (their
+                                                                   chips in that line)
+removes_threat         Dragon / 10: takes off the chip that        colour, length, space
+                       helps another colour most
+wild_for_line          Unicorn / 11 used where it builds a line    length, uses_corner (Kids)
+extends_line           one more chip in a row of one's own         length, uses_corner (Kids)
+starts_line            a first chip where a row can still grow     length
+exchanges_dead_card    swaps a card that fits nowhere              card
+only_move              nothing else is allowed                     action
+no_playable_card       every card is dead: the turn passes         (none)
+roll_dice              Dice: roll first                            (none)
+=====================  ==========================================  =========================
+
+Dice ``place``/``replace`` moves that take an opponent's chip off add ``replaces`` (colour).
+``length`` counts the free corners in Kids (a corner is everyone's chip).
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
-from typing import Any
+from .agents import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_TIME_LIMIT,
+    Agent,
+    EasyAgent,
+    HardAgent,
+    MediumAgent,
+    OracleAgent,
+    RandomAgent,
+)
+from .explain import Explanation, explain
 
 LEVELS = ("random", "easy", "medium", "hard")
 
 
-@dataclass(frozen=True)
-class Explanation:
-    """Why a move is good: a reason code and JSON-safe parameters."""
-
-    code: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-class Agent:
-    """A computer player. It sees only the observation it is given."""
-
-    def __init__(self, level: str, seed: int) -> None:
-        self.level = level
-        self.seed = seed
-
-    def choose(self, observation: dict[str, Any]) -> str:
-        legal = list(observation["legal"])
-        if not legal:
-            raise ValueError("no legal action: it is not this seat's turn")
-        rng = random.Random(f"{self.seed}:{observation.get('history_length', 0)}")
-        action: str = rng.choice(legal)
-        return action
-
-    def explain(self, observation: dict[str, Any], action: str) -> Explanation:
-        if len(observation["legal"]) == 1:
-            return Explanation("only_move")
-        return Explanation("random")
+def make_agent(level: str, seed: int, *, iterations: int | None = None,
+               time_limit: float | None = DEFAULT_TIME_LIMIT) -> Agent:
+    """A computer player of ``level`` whose choices depend only on ``seed``, the budget and
+    what it sees. ``iterations`` and ``time_limit`` (seconds, ``None``: no cap) set the
+    hard player's budget; other levels ignore them."""
+    level = str(level).strip().lower()
+    if level == "hard":
+        return HardAgent(seed, iterations or DEFAULT_ITERATIONS, time_limit)
+    if level == "medium":
+        return MediumAgent(seed)
+    if level == "easy":
+        return EasyAgent(seed)
+    if level == "random":
+        return RandomAgent(seed)
+    raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
 
 
-def make_agent(level: str, seed: int) -> Agent:
-    """A computer player of ``level`` whose choices depend only on ``seed`` and what it sees."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
-    return Agent(level, seed)
-
-
-__all__ = ["LEVELS", "Agent", "Explanation", "make_agent"]
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "DEFAULT_TIME_LIMIT",
+    "LEVELS",
+    "Agent",
+    "EasyAgent",
+    "Explanation",
+    "HardAgent",
+    "MediumAgent",
+    "OracleAgent",
+    "RandomAgent",
+    "explain",
+    "make_agent",
+]

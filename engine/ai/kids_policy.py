@@ -1,0 +1,147 @@
+"""How the computer players judge a Sequence for Kids move without searching.
+
+Used three ways: the medium player plays the best-scored move; the easy player plays a
+noisy, attack-only version; the hard player's playouts use the cheap ``playout_move`` and
+its search keeps only the best-scored moves at the root.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..kids import DEAD, PASS, KidsGame
+from ..kids_board import DRAGON, UNICORN
+from .lines import (
+    KIDS_BOARD,
+    best_line_through,
+    block_value,
+    chip_value,
+    popcount,
+    potential,
+    space_value,
+    winning_spaces,
+)
+
+# What an alive line is worth by how many of its 4 spaces a side holds (corners count).
+WEIGHTS: tuple[float, ...] = (0.0, 1.0, 4.0, 16.0, 100.0, 100.0)
+DEFENCE = 0.8  # an opponent's line lost is worth this much of a line of one's own
+BLOCK_BONUS = 200.0  # per opponent winning space taken away
+WIN_SCORE = 10_000.0
+# A Unicorn or a Dragon in the hand is worth keeping for the moment it matters.
+UNICORN_KEEP = 20.0
+DRAGON_KEEP = 12.0
+
+
+def is_placement(move: int) -> bool:
+    return move < DEAD and move >> 6 != DRAGON
+
+
+def opponents_wins(game: KidsGame, side: int, occupied: int, chips: list[int]) -> int:
+    """Every empty space where some opponent of ``side`` would complete a sequence."""
+    danger = 0
+    for other, theirs in enumerate(chips):
+        if other != side and theirs:
+            danger |= winning_spaces(KIDS_BOARD, theirs, occupied)
+    return danger
+
+
+def score_moves(game: KidsGame, moves: list[int]) -> dict[int, float]:
+    """The medium player's score of each move of the seat to move (higher is better)."""
+    seat = game.current
+    assert seat is not None
+    side = game.side_of[seat]
+    chips = game.chips
+    mine = chips[side]
+    occ = game.occupied
+    my_wins = winning_spaces(KIDS_BOARD, mine, occ)
+    danger_before = popcount(opponents_wins(game, side, occ, chips))
+    scores: dict[int, float] = {}
+    for move in moves:
+        if move >= DEAD:
+            # A dead card exchanged is a free new card; passing is all that is left.
+            scores[move] = 50.0 if move != PASS else 0.0
+            continue
+        card, space = move >> 6, move & 63
+        bit = 1 << space
+        if card == DRAGON:
+            victim = next(o for o, c in enumerate(chips) if c & bit)
+            after = list(chips)
+            after[victim] ^= bit
+            danger_after = popcount(opponents_wins(game, side, occ ^ bit, after))
+            value = DEFENCE * chip_value(KIDS_BOARD, space, chips[victim], occ, WEIGHTS)
+            value += BLOCK_BONUS * (danger_before - danger_after) - DRAGON_KEEP
+        else:
+            if my_wins & bit:
+                scores[move] = WIN_SCORE - (1.0 if card == UNICORN else 0.0)
+                continue
+            after = list(chips)
+            after[side] |= bit
+            danger_after = popcount(opponents_wins(game, side, occ | bit, after))
+            value = space_value(KIDS_BOARD, space, mine, occ, WEIGHTS)
+            for other, theirs in enumerate(chips):
+                if other != side and theirs:
+                    value += DEFENCE * block_value(KIDS_BOARD, space, theirs, occ, WEIGHTS)
+            value += BLOCK_BONUS * (danger_before - danger_after)
+            if card == UNICORN:
+                value -= UNICORN_KEEP
+        scores[move] = value
+    return scores
+
+
+def evaluate(game: KidsGame, side: int) -> float:
+    """A static guess of how well ``side`` stands, as a probability of winning."""
+    if game.winner is not None:
+        return 1.0 if game.winner == side else 0.0
+    if game.draw:
+        return 0.5
+    occ = game.occupied
+    mine = potential(KIDS_BOARD, game.chips[side], occ, WEIGHTS)
+    theirs = max(
+        (potential(KIDS_BOARD, c, occ, WEIGHTS) for o, c in enumerate(game.chips) if o != side),
+        default=0.0,
+    )
+    diff = (mine - theirs) / 40.0
+    return 0.5 + 0.5 * diff / (1.0 + abs(diff))
+
+
+def playout_move(game: KidsGame, rng: random.Random) -> int:
+    """A quick, sensible move for random playouts: win, exchange, block, else build."""
+    moves = game.moves()
+    if len(moves) == 1:
+        return moves[0]
+    seat = game.current
+    assert seat is not None
+    side = game.side_of[seat]
+    chips = game.chips
+    mine = chips[side]
+    occ = game.occupied
+    my_wins = winning_spaces(KIDS_BOARD, mine, occ)
+    if my_wins:
+        for move in moves:
+            if is_placement(move) and my_wins >> (move & 63) & 1:
+                return move
+    for move in moves:
+        if move >= DEAD and move != PASS:
+            return move
+    danger = opponents_wins(game, side, occ, chips)
+    if danger:
+        blocks = [m for m in moves if is_placement(m) and danger >> (m & 63) & 1]
+        if blocks:
+            return min(blocks)  # animals sort before the Unicorn: keep the Unicorn
+        for move in moves:
+            if move >> 6 == DRAGON and move < DEAD:
+                space = move & 63
+                victim = next(o for o, c in enumerate(chips) if c >> space & 1)
+                if best_line_through(KIDS_BOARD, space, chips[victim], occ)[0] >= 3:
+                    return move
+    best, best_value = moves[0], -1.0
+    for move in moves:
+        card = move >> 6
+        if card >= UNICORN or move >= DEAD:
+            continue
+        value = space_value(KIDS_BOARD, move & 63, mine, occ, WEIGHTS) + rng.random() * 2.0
+        if value > best_value:
+            best, best_value = move, value
+    if best_value < 0.0:
+        return moves[rng.randrange(len(moves))]
+    return best

@@ -1,0 +1,123 @@
+"""The hard Sequence for Kids player: determinized Monte Carlo search.
+
+Each iteration deals the cards the player cannot see afresh (other hands and the deck,
+consistent with its observation, see ``determinize``), picks one of its own candidate
+moves by UCB1, plays it and then plays the game on with quick sensible moves
+(``kids_policy.playout_move``) for a bounded number of turns; the result (win 1, draw 0.5,
+loss 0, or a static estimate when the playout is cut short) is credited to the move.
+
+The statistics are kept per own move at the root only, across all determinizations: the
+root of single-observer information-set MCTS. Growing the tree deeper buys little here:
+what the others hold is re-dealt every iteration, so deeper nodes would be visited by few
+consistent deals within a 300 ms budget. The candidates are the medium player's best few
+moves plus anything that blocks, which keeps the budget on moves that matter.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from ..kids import DEAD, PASS, KidsGame
+from ..rng import GameRng
+from .kids_policy import BLOCK_BONUS, WIN_SCORE, evaluate, playout_move, score_moves
+
+CANDIDATES = 8
+PLAYOUT_TURNS = 24  # plies after which a playout is scored by ``evaluate``
+
+
+@dataclass
+class SearchResult:
+    move: int
+    iterations: int
+    visits: dict[int, int]
+    values: dict[int, float]
+
+
+def redeal(base: KidsGame, seat: int, rng: random.Random) -> KidsGame:
+    """A copy of ``base`` with every card hidden from ``seat`` dealt again at random."""
+    game = base.copy()
+    pool: list[int] = list(game.deck)
+    for s, hand in enumerate(game.hands):
+        if s != seat:
+            pool.extend(hand)
+    rng.shuffle(pool)
+    for s, hand in enumerate(game.hands):
+        if s != seat:
+            n = len(hand)
+            game.hands[s] = pool[-n:] if n else []
+            del pool[len(pool) - n:]
+    game.deck = pool
+    return game
+
+
+def search(base: KidsGame, rng: random.Random, iterations: int,
+           time_limit: float | None, oracle: bool = False) -> SearchResult:
+    """Choose a move for the seat to move in ``base`` (a determinized game).
+
+    ``oracle``: do not re-deal, i.e. search the true hidden cards; only for measuring an
+    upper bound of what any fair player could reach.
+    """
+    seat = base.current
+    assert seat is not None
+    side = base.side_of[seat]
+    moves = base.moves()
+    if len(moves) == 1:
+        return SearchResult(moves[0], 0, {}, {})
+    scores = score_moves(base, moves)
+    best = max(moves, key=lambda m: scores[m])
+    # Winning now, or a free card for a dead one, needs no search.
+    if scores[best] >= WIN_SCORE - 1.0 or any(m >= DEAD and m != PASS for m in moves):
+        if scores[best] < WIN_SCORE - 1.0:
+            best = next(m for m in moves if m >= DEAD and m != PASS)
+        return SearchResult(best, 0, {}, {})
+    ranked = sorted(moves, key=lambda m: (-scores[m], m))
+    # A line that wins on the next turn is always stopped when it can be: only the ways
+    # of stopping it are searched (which block is best still is a question).
+    blocks = [m for m in ranked if scores[m] >= BLOCK_BONUS * 0.5]
+    survivors = blocks[:CANDIDATES] if blocks else ranked[:CANDIDATES]
+    if len(survivors) == 1:
+        return SearchResult(survivors[0], 0, {}, {})
+    visits = dict.fromkeys(survivors, 0)
+    totals = dict.fromkeys(survivors, 0.0)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    # Sequential halving: each round spends an equal share of the budget, then the
+    # worse half of the moves is dropped. Within a round every surviving move is played
+    # on the same deals with the same chance afterwards (common random numbers), so the
+    # comparison measures the moves, not the luck of the deal.
+    rounds = max(1, math.ceil(math.log2(len(survivors))))
+    done = 0
+    out_of_time = False
+    for round_no in range(rounds):
+        deals = max(1, iterations // (rounds * len(survivors)))
+        for _ in range(deals):
+            game = base if oracle else redeal(base, seat, rng)
+            chance = rng.getrandbits(64)
+            for move in survivors:
+                g = game.copy()
+                g.rng = GameRng(chance)
+                playout_rng = random.Random(chance)
+                g.play(move)
+                turns = 0
+                while g.winner is None and not g.draw and turns < PLAYOUT_TURNS:
+                    g.play(playout_move(g, playout_rng))
+                    turns += 1
+                visits[move] += 1
+                totals[move] += evaluate(g, side)
+                done += 1
+            if deadline is not None and time.perf_counter() > deadline:
+                out_of_time = True
+                break
+        if out_of_time or round_no == rounds - 1:
+            break
+        ordered = sorted(survivors, key=lambda m: (-totals[m] / visits[m], -scores[m], m))
+        survivors = ordered[: max(2, (len(ordered) + 1) // 2)] if len(ordered) > 2 \
+            else ordered[:1]
+        if len(survivors) == 1:
+            break
+    chosen = max(survivors, key=lambda m: (totals[m] / visits[m] if visits[m] else 0.0,
+                                           scores[m], -m))
+    return SearchResult(chosen, done, visits,
+                        {m: totals[m] / visits[m] for m in visits if visits[m]})
