@@ -1,0 +1,27 @@
+"""A fake Discord for end-to-end tests: the real discord.py client talks to it over loopback.
+
+    async with FakeDiscord() as discord:
+        guild = discord.add_guild("Family")
+        alice = discord.add_person("Alice")
+        with discord.pointed_at():        # discord.py's REST base and gateway now point here
+            ... start the bot with token discord.token ...
+        reply = await (await alice.slash("sequence new", game="kids")).reply()
+"""
+
+from .faults import Faults, HttpFault
+from .messages import FakeFile, FakeMessage
+from .people import ClientRefused, Person
+from .server import FakeDiscord, FakeGuild, Interaction, RecordedRequest
+
+__all__ = [
+    "ClientRefused",
+    "FakeDiscord",
+    "FakeFile",
+    "FakeGuild",
+    "FakeMessage",
+    "Faults",
+    "HttpFault",
+    "Interaction",
+    "Person",
+    "RecordedRequest",
+]

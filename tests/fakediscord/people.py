@@ -1,0 +1,204 @@
+"""People who use the bot through the fake Discord: slash commands, clicks, reading."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .messages import FakeFile, FakeMessage
+
+if TYPE_CHECKING:
+    from .server import FakeDiscord, FakeGuild, Interaction
+
+
+class ClientRefused(ValueError):
+    """The Discord app itself would not send this (unknown command, bad option, no button)."""
+
+
+_OPTION_TYPES = {3: "string", 4: "integer", 5: "boolean", 6: "user", 10: "number"}
+
+
+class Person:
+    """A member of a server who types slash commands and clicks buttons.
+
+    Every action returns the ``Interaction``; ``await interaction.reply()`` is what the
+    person reads back. Actions wait (bounded) for the bot to acknowledge.
+    """
+
+    def __init__(self, server: FakeDiscord, user_id: int, name: str, guild: FakeGuild, *,
+                 locale: str, permissions: int) -> None:
+        self.server = server
+        self.id = user_id
+        self.name = name
+        self.guild = guild
+        self.locale = locale
+        self.permissions = permissions
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+    def __repr__(self) -> str:
+        return f"<Person {self.name} {self.id}>"
+
+    # ----------------------------------------------------------------- acting
+    async def slash(self, command: str, *, channel: int | None = None, timeout: float = 5.0,
+                    **options: Any) -> Interaction:
+        """Run ``/command`` (e.g. ``"sequence new"``) with options, as the Discord app would."""
+        channel_id = channel or self.guild.channel_id
+        data = self._command_data(command, channel_id, options, focused=None)
+        interaction = self.server.start_interaction(self, 2, data, channel_id)
+        return await interaction.wait_ack(timeout)
+
+    async def autocomplete(self, command: str, option: str, current: str = "", *,
+                           channel: int | None = None, timeout: float = 5.0,
+                           **options: Any) -> list[dict[str, Any]]:
+        """Type ``current`` into ``option`` and return the choices the bot offers."""
+        channel_id = channel or self.guild.channel_id
+        options = {**options, option: current}
+        data = self._command_data(command, channel_id, options, focused=option)
+        interaction = self.server.start_interaction(self, 4, data, channel_id)
+        await interaction.wait_ack(timeout)
+        return interaction.choices or []
+
+    async def click(self, message: FakeMessage, custom_id: str | None = None, *,
+                    label: str | None = None, timeout: float = 5.0) -> Interaction:
+        """Click a button on ``message`` (by custom_id or by label)."""
+        if custom_id is None:
+            if label is None:
+                raise ClientRefused("click what? give custom_id or label")
+            custom_id = message.button(label)["custom_id"]
+        button = self._component(message, custom_id, (2,))
+        if button.get("disabled"):
+            raise ClientRefused(f"button {custom_id!r} is disabled")
+        data = {"custom_id": custom_id, "component_type": 2}
+        interaction = self.server.start_interaction(self, 3, data, message.channel_id, message)
+        return await interaction.wait_ack(timeout)
+
+    async def select(self, message: FakeMessage, custom_id: str, values: list[str], *,
+                     timeout: float = 5.0) -> Interaction:
+        """Choose ``values`` in the select menu ``custom_id`` on ``message``."""
+        menu = self._component(message, custom_id, (3,))
+        allowed = {o["value"] for o in menu.get("options") or []}
+        if not set(values) <= allowed:
+            raise ClientRefused(f"{values} not among the options of {custom_id!r}")
+        lo, hi = menu.get("min_values", 1), menu.get("max_values", 1)
+        if not lo <= len(values) <= hi:
+            raise ClientRefused(f"choose {lo} to {hi} values, not {len(values)}")
+        data = {"custom_id": custom_id, "component_type": 3, "values": values}
+        interaction = self.server.start_interaction(self, 3, data, message.channel_id, message)
+        return await interaction.wait_ack(timeout)
+
+    def _component(self, message: FakeMessage, custom_id: str, types: tuple[int, ...]
+                   ) -> dict[str, Any]:
+        if message.deleted:
+            raise ClientRefused("the message was deleted")
+        if message.visible_to not in (None, self.id):
+            raise ClientRefused("that ephemeral message is someone else's")
+        for c in message.components():
+            if c.get("custom_id") == custom_id and c.get("type") in types:
+                return c
+        raise ClientRefused(f"no component {custom_id!r} on {message!r}")
+
+    # ----------------------------------------------------------------- reading
+    def dms(self) -> list[FakeMessage]:
+        """The bot's direct messages to this person, oldest first."""
+        channel_id = self.server.dm_channel_of.get(self.id)
+        return self.server.visible_messages(channel_id, self.id) if channel_id else []
+
+    async def next_dm(self, after: int = 0, timeout: float = 5.0) -> FakeMessage:
+        """Wait for a DM beyond the first ``after`` ones and return it."""
+        return await self.server.wait_for(
+            lambda: self.dms()[after] if len(self.dms()) > after else None, timeout,
+            f"a DM to {self.name}")
+
+    def channel_messages(self, channel: int | None = None) -> list[FakeMessage]:
+        """What this person sees in a channel: public messages and their own ephemeral ones."""
+        return self.server.visible_messages(channel or self.guild.channel_id, self.id)
+
+    def ephemerals(self, channel: int | None = None) -> list[FakeMessage]:
+        return [m for m in self.channel_messages(channel) if m.visible_to == self.id]
+
+    @staticmethod
+    def files(message: FakeMessage) -> list[FakeFile]:
+        return list(message.files)
+
+    # ----------------------------------------------------------------- command data
+    def _command_data(self, command: str, channel_id: int, options: dict[str, Any],
+                      focused: str | None) -> dict[str, Any]:
+        names = command.split()
+        guild_id = self.server.channel_guild.get(channel_id)
+        registered = [*self.server.commands.get(guild_id, []), *self.server.commands.get(None, [])]
+        root = next((c for c in registered if c["name"] == names[0] and c.get("type", 1) == 1),
+                    None)
+        if root is None:
+            raise ClientRefused(f"/{names[0]} is not registered here")
+        data: dict[str, Any] = {"id": root["id"], "name": root["name"], "type": 1}
+        if guild_id is not None:
+            data["guild_id"] = str(guild_id)
+        node: dict[str, Any] = root
+        holder = data
+        for name in names[1:]:
+            sub = next((o for o in node.get("options") or []
+                        if o["name"] == name and o["type"] in (1, 2)), None)
+            if sub is None:
+                raise ClientRefused(f"/{command}: no subcommand {name!r}")
+            entry: dict[str, Any] = {"name": name, "type": sub["type"], "options": []}
+            holder.setdefault("options", []).append(entry)
+            node, holder = sub, entry
+        resolved: dict[str, Any] = {}
+        values = []
+        params = {o["name"]: o for o in node.get("options") or [] if o["type"] not in (1, 2)}
+        for name, value in options.items():
+            spec = params.get(name)
+            if spec is None:
+                raise ClientRefused(f"/{command} has no option {name!r}")
+            if name == focused:
+                values.append({"name": name, "type": spec["type"], "value": str(value),
+                               "focused": True})
+                continue
+            values.append({"name": name, "type": spec["type"],
+                           "value": self._option_value(command, spec, value, resolved)})
+        if focused is None:
+            for name, spec in params.items():
+                if spec.get("required") and name not in options:
+                    raise ClientRefused(f"/{command}: option {name!r} is required")
+        holder.setdefault("options", []).extend(values)
+        if resolved:
+            data["resolved"] = resolved
+        return data
+
+    def _option_value(self, command: str, spec: dict[str, Any], value: Any,
+                      resolved: dict[str, Any]) -> Any:
+        kind = spec["type"]
+        name = spec["name"]
+        if kind == 6:
+            user_id = value.id if isinstance(value, Person) else int(value)
+            user = self.server.users[user_id]
+            resolved.setdefault("users", {})[str(user_id)] = user
+            from .payloads import member_payload
+            member = member_payload(user)
+            member.pop("user")
+            resolved.setdefault("members", {})[str(user_id)] = member
+            return str(user_id)
+        if kind not in _OPTION_TYPES:
+            raise ClientRefused(f"option type {kind} is not supported by the fake")
+        if kind == 3:
+            value = str(value)
+            if not spec.get("min_length", 0) <= len(value) <= spec.get("max_length", 6000):
+                raise ClientRefused(f"/{command} {name}: length out of range")
+        elif kind == 4:
+            if isinstance(value, bool) or int(value) != value:
+                raise ClientRefused(f"/{command} {name}: {value!r} is not an integer")
+            value = int(value)
+        elif kind == 10:
+            value = float(value)
+        elif kind == 5:
+            value = bool(value)
+        if kind in (4, 10):
+            lo, hi = spec.get("min_value"), spec.get("max_value")
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise ClientRefused(f"/{command} {name}: {value} outside {lo}..{hi}")
+        choices = spec.get("choices")
+        if choices and value not in [c["value"] for c in choices]:
+            raise ClientRefused(f"/{command} {name}: {value!r} is not one of the choices")
+        return value
