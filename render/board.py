@@ -1,0 +1,350 @@
+"""The board picture, drawn from an observation (``Game.observation(None)`` or a seat's).
+
+Two layers. The static layer (background, spaces with their pictures, coordinates, the
+empty legend panel) and its palette are drawn once per (game, language, cell size, legend
+rows) and cached. Each move copies it and adds only what changes: the chips, the
+highlights and the legend. The result is mapped to the cached palette and written as a
+palette PNG.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from . import palette as pal
+from .chips import chip, draw_mark
+from .dice_faces import die
+from .encode import make_palette, png_bytes, to_palette
+from .labels import paste_text
+from .sprites import sprite
+from .text import safe_name, word
+
+DEFAULT_CELL = 96
+COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """What to mark on top of the chips. Space names like ``"B3"``.
+
+    ``last``: the space a chip was just placed on; ``removed``: a space a chip was just
+    taken from (a Dragon, a dice 10, or a replaced chip), drawn as a crossed ring in
+    ``removed_colour``; ``winning_line``: the spaces of the winning sequence.
+    """
+
+    last: str | None = None
+    removed: str | None = None
+    removed_colour: str | None = None
+    winning_line: tuple[str, ...] = ()
+
+    @classmethod
+    def from_observation(cls, obs: dict[str, Any]) -> Highlight:
+        """The default: the observation's last move and winning line."""
+        last = obs.get("last") or {}
+        removed_side = last.get("removed_side")
+        colours = obs.get("colours") or []
+        removed_colour = (colours[removed_side] if isinstance(removed_side, int)
+                          and 0 <= removed_side < len(colours) else None)
+        return cls(last=last.get("placed"), removed=last.get("removed"),
+                   removed_colour=removed_colour,
+                   winning_line=tuple(obs.get("winning_line") or ()))
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where everything is on a board picture of one game kind and size."""
+
+    game: str
+    width: int
+    height: int
+    cell: int
+    seats: int
+
+    @property
+    def margin(self) -> int:
+        return round(self.cell * 0.12)
+
+    @property
+    def gutter(self) -> int:  # room for the coordinates
+        return round(self.cell * 0.3)
+
+    @property
+    def left(self) -> int:
+        return self.margin + self.gutter
+
+    @property
+    def top(self) -> int:
+        return self.margin + self.gutter
+
+    @property
+    def legend_top(self) -> int:
+        return self.top + self.height * self.cell + self.margin
+
+    @property
+    def header_height(self) -> int:
+        return round(self.cell * 0.6)
+
+    @property
+    def row_height(self) -> int:
+        return round(self.cell * 0.56)
+
+    @property
+    def legend_rows(self) -> int:
+        return (self.seats + 1) // 2  # two players per row
+
+    @property
+    def size(self) -> tuple[int, int]:
+        w = self.left + self.width * self.cell + self.margin
+        h = (self.legend_top + self.header_height + self.legend_rows * self.row_height
+             + self.margin)
+        return w, h
+
+    @property
+    def chip_diameter(self) -> int:
+        return round(self.cell * 0.72)
+
+    def index(self, space: str) -> int | None:
+        """The index of a space name, or None if it is not on this board."""
+        space = space.strip().upper()
+        if len(space) < 2 or not space[1:].isdigit():
+            return None
+        col, row = ord(space[0]) - ord("A"), int(space[1:]) - 1
+        if 0 <= col < self.width and 0 <= row < self.height:
+            return row * self.width + col
+        return None
+
+    def box(self, index: int) -> tuple[int, int, int, int]:
+        """The pixel box of a space (left, top, right, bottom), right/bottom exclusive."""
+        row, col = divmod(index, self.width)
+        x, y = self.left + col * self.cell, self.top + row * self.cell
+        return x, y, x + self.cell, y + self.cell
+
+    def centre(self, index: int) -> tuple[int, int]:
+        x0, y0, x1, y1 = self.box(index)
+        return (x0 + x1) // 2, (y0 + y1) // 2
+
+    def slot(self, seat: int) -> tuple[int, int, int, int]:
+        """The legend box of a seat: two per row, in seat order."""
+        inner = self.width * self.cell + self.gutter
+        half = inner // 2
+        row, col = divmod(seat, 2)
+        x0 = self.margin + col * half
+        y0 = self.legend_top + self.header_height + row * self.row_height
+        return x0, y0, x0 + half - (self.margin // 2 if col == 0 else 0), y0 + self.row_height
+
+
+def geometry_for(obs: dict[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
+    return Geometry(str(obs["game"]), int(obs["width"]), int(obs["height"]), cell,
+                    max(1, int(obs["seats"])))
+
+
+# -- the static layer --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Base:
+    image: Image.Image  # RGB; copied before drawing on it
+    palette: Image.Image  # 'P' holder of the 256-colour palette
+
+
+_base_lock = threading.Lock()
+_bases: dict[tuple[str, tuple[str, ...], str, int, int], Base] = {}
+
+EXACT_COLOURS: tuple[pal.RGB, ...] = (
+    *(style.fill for style in pal.CHIPS.values()), pal.UNKNOWN_CHIP.fill,
+    pal.WHITE, pal.INK, pal.MUTED, pal.BACKGROUND, pal.SPACE, pal.SPACE_EDGE,
+    pal.FREE_SPACE, pal.DICE_SPACE, pal.TURN_BAND, pal.WIN,
+)
+
+
+def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Base:
+    """The cached static layer for this geometry, layout and language (built once)."""
+    key = (geo.game, tuple(layout), lang, geo.cell, geo.seats)
+    with _base_lock:
+        base = _bases.get(key)
+        if base is None:
+            image = _draw_static(geo, layout, lang)
+            base = Base(image, _palette_for(image, geo))
+            _bases[key] = base
+        return base
+
+
+def _palette_for(image: Image.Image, geo: Geometry) -> Image.Image:
+    """A palette for boards on this layer: the layer itself plus every chip, so the chips'
+    shaded edges map well too."""
+    d = geo.chip_diameter
+    colours = list(pal.CHIPS)
+    sample = Image.new("RGB", (image.width, image.height + d), pal.BACKGROUND)
+    sample.paste(image, (0, 0))
+    for i, colour in enumerate(colours):
+        c = chip(colour, d)
+        sample.paste(c, (i * d, image.height), c)
+    return make_palette(sample, EXACT_COLOURS)
+
+
+def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image:
+    image = Image.new("RGB", geo.size, pal.BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    c = geo.cell
+    coord_size = round(c * 0.22)
+    for col in range(geo.width):
+        x0, y0, x1, _ = geo.box(col)
+        paste_text(image, COLUMNS[col], (x0 + x1) / 2, geo.margin + geo.gutter / 2,
+                   coord_size, pal.MUTED, bold=True, align="centre")
+    for row in range(geo.height):
+        x0, y0, _, y1 = geo.box(row * geo.width)
+        paste_text(image, str(row + 1), geo.margin + geo.gutter / 2, (y0 + y1) / 2,
+                   coord_size, pal.MUTED, bold=True, align="centre")
+    for index, picture in enumerate(layout):
+        x0, y0, x1, y1 = geo.box(index)
+        inset = max(1, round(c * 0.03))
+        rect = (x0 + inset, y0 + inset, x1 - inset - 1, y1 - inset - 1)
+        if geo.game == "kids":
+            _draw_kids_space(image, draw, rect, picture, lang)
+        else:
+            _draw_dice_space(image, draw, rect, picture)
+    # The legend panel.
+    top = geo.legend_top
+    draw.rounded_rectangle((geo.margin, top, geo.size[0] - geo.margin - 1,
+                            geo.size[1] - geo.margin - 1), radius=round(c * 0.12),
+                           fill=pal.SPACE, outline=pal.SPACE_EDGE, width=2)
+    return image
+
+
+def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
+                     rect: tuple[int, int, int, int], picture: str, lang: str) -> None:
+    x0, y0, x1, y1 = rect
+    size = x1 - x0
+    radius = round(size * 0.12)
+    if picture == "free":
+        draw.rounded_rectangle(rect, radius=radius, fill=pal.FREE_SPACE, outline=pal.SPACE_EDGE,
+                               width=2)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        # An outlined star (not a chip colour) and the word: the corner counts for everyone.
+        draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.5, pal.SPACE_EDGE)
+        draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.3, pal.FREE_SPACE)
+        paste_text(image, word("free", lang), cx, y1 - size * 0.16, round(size * 0.17),
+                   pal.MUTED, bold=True, align="centre", max_width=size - 6)
+        return
+    draw.rounded_rectangle(rect, radius=radius, fill=pal.SPACE, outline=pal.SPACE_EDGE, width=2)
+    pic = sprite(picture, round(size * 0.84))
+    image.paste(pic, (x0 + (size - pic.width) // 2, y0 + (size - pic.height) // 2), pic)
+
+
+def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
+                     rect: tuple[int, int, int, int], picture: str) -> None:
+    x0, y0, x1, y1 = rect
+    size = x1 - x0
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    draw.rounded_rectangle(rect, radius=round(size * 0.12), fill=pal.DICE_SPACE,
+                           outline=pal.SPACE_EDGE, width=2)
+    if picture in ("2", "12"):  # the real board shows 1-1 and 6-6
+        face = 1 if picture == "2" else 6
+        d = die(face, round(size * 0.36))
+        gap = round(size * 0.04)
+        y = round(cy - size * 0.02)
+        image.paste(d, (round(cx - gap / 2 - d.width), y), d)
+        image.paste(d, (round(cx + gap / 2), y), d)
+        paste_text(image, picture, cx, y0 + size * 0.25, round(size * 0.26), pal.INK,
+                   bold=True, align="centre")
+    else:
+        paste_text(image, picture, cx, cy, round(size * 0.46), pal.INK, bold=True,
+                   align="centre")
+
+
+# -- per move ----------------------------------------------------------------------------
+
+
+def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+                highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Image.Image:
+    """The board as a palette ('P') image. ``names``: the display name of each seat."""
+    from .legend import draw_legend  # the legend needs Geometry from here
+
+    geo = geometry_for(obs, cell)
+    base = base_for(geo, obs["layout"], lang)
+    image = base.image.copy()
+    draw = ImageDraw.Draw(image)
+    hl = highlight if highlight is not None else Highlight.from_observation(obs)
+    colours: list[str] = list(obs.get("colours") or [])
+
+    _draw_winning_line(draw, geo, hl.winning_line)
+    d = geo.chip_diameter
+    for index, side in enumerate(obs["board"]):
+        if side is None or not (0 <= side < len(colours)):
+            continue
+        cx, cy = geo.centre(index)
+        piece = chip(colours[side], d)
+        image.paste(piece, (cx - d // 2, cy - d // 2), piece)
+    for space in hl.winning_line:
+        _frame(draw, geo, space, pal.WIN, pal.INK)
+    if hl.removed:
+        _draw_removed(image, draw, geo, hl.removed, hl.removed_colour,
+                      small=hl.removed == hl.last)
+    if hl.last:
+        _frame(draw, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
+    seat_names = [safe_name(names[s] if s < len(names) else "", word("player", lang, n=s + 1))
+                  for s in range(int(obs["seats"]))]
+    draw_legend(image, draw, geo, obs, seat_names, lang)
+    return to_palette(image, base.palette)
+
+
+def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+              highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> bytes:
+    """The board as PNG bytes. ``highlight`` defaults to the observation's last move,
+    removed chip and winning line."""
+    return png_bytes(board_image(obs, names=names, lang=lang, highlight=highlight, cell=cell))
+
+
+def _frame(draw: ImageDraw.ImageDraw, geo: Geometry, space: str, outer: pal.RGB,
+           inner: pal.RGB) -> None:
+    index = geo.index(space)
+    if index is None:
+        return
+    x0, y0, x1, y1 = geo.box(index)
+    w = max(2, round(geo.cell * 0.07))
+    radius = round(geo.cell * 0.12)
+    draw.rounded_rectangle((x0 + 1, y0 + 1, x1 - 2, y1 - 2), radius=radius, outline=outer,
+                           width=w)
+    iw = max(1, w // 2)
+    draw.rounded_rectangle((x0 + 1 + w, y0 + 1 + w, x1 - 2 - w, y1 - 2 - w),
+                           radius=max(0, radius - w), outline=inner, width=iw)
+
+
+def _draw_winning_line(draw: ImageDraw.ImageDraw, geo: Geometry, spaces: Sequence[str]) -> None:
+    """A thick gold line under the chips from one end of the winning line to the other."""
+    indices = sorted(i for i in (geo.index(s) for s in spaces) if i is not None)
+    if len(indices) < 2:
+        return
+    start, end = geo.centre(indices[0]), geo.centre(indices[-1])
+    draw.line((start, end), fill=pal.INK, width=round(geo.cell * 0.22))
+    draw.line((start, end), fill=pal.WIN, width=round(geo.cell * 0.14))
+
+
+def _draw_removed(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry, space: str,
+                  colour: str | None, *, small: bool) -> None:
+    """A dashed ring in the removed chip's colour with a black cross through it. When a new
+    chip now sits on the space (a replacement), the mark goes small in the corner."""
+    index = geo.index(space)
+    if index is None:
+        return
+    _x0, y0, x1, _y1 = geo.box(index)
+    cx, cy = geo.centre(index)
+    r = geo.chip_diameter / 2 * 0.92
+    if small:
+        r = geo.cell * 0.16
+        cx, cy = round(x1 - r - geo.cell * 0.06), round(y0 + r + geo.cell * 0.06)
+        draw.ellipse((cx - r - 2, cy - r - 2, cx + r + 2, cy + r + 2), fill=pal.WHITE)
+    fill = pal.chip_style(colour or "").fill
+    w = max(2, round(geo.cell * (0.035 if small else 0.06)))
+    box = (cx - r, cy - r, cx + r, cy + r)
+    for k in range(12):  # dashes
+        draw.arc(box, k * 30, k * 30 + 20, fill=fill, width=w)
+    a = r * 0.62
+    cw = max(2, round(geo.cell * (0.04 if small else 0.06)))
+    draw.line((cx - a, cy - a, cx + a, cy + a), fill=pal.REMOVED_CROSS, width=cw)
+    draw.line((cx - a, cy + a, cx + a, cy - a), fill=pal.REMOVED_CROSS, width=cw)

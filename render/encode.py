@@ -1,0 +1,47 @@
+"""PNG encoding with a fixed palette.
+
+A board has a few hundred distinct colours that matter (the pictures, chips, text). Each
+static layer gets its own 256-colour palette once (median cut of the layer, plus the exact
+chip, highlight and text colours), and every board drawn over that layer is mapped to it
+without dithering. A palette PNG is about half the bytes of an RGB one and, at zlib level
+6, several times faster to write than ``optimize=True`` (level 9) for 5% more bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+from PIL import Image
+
+from .palette import RGB
+
+COMPRESS_LEVEL = 6
+PALETTE_SIZE = 255  # one index left free: the GIF replay uses it for "unchanged"
+
+
+def make_palette(sample: Image.Image, exact: Iterable[RGB],
+                 size: int = PALETTE_SIZE) -> Image.Image:
+    """A 'P' image holding a ``size``-colour palette: ``exact`` colours first, then the
+    median cut of ``sample`` for the rest."""
+    fixed: list[RGB] = list(dict.fromkeys(exact))
+    spare = size - len(fixed)
+    cut = sample.convert("RGB").quantize(colors=spare, method=Image.Quantize.MEDIANCUT,
+                                         dither=Image.Dither.NONE)
+    flat = cut.getpalette() or []
+    colours = [c for rgb in fixed for c in rgb] + flat[: spare * 3]
+    holder = Image.new("P", (1, 1))
+    holder.putpalette(colours)
+    return holder
+
+
+def to_palette(image: Image.Image, palette: Image.Image) -> Image.Image:
+    """``image`` mapped to ``palette`` (nearest colour, no dithering)."""
+    return image.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """PNG bytes at zlib level 6. Deterministic: no time stamps or text chunks."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=COMPRESS_LEVEL)
+    return buf.getvalue()
