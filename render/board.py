@@ -17,14 +17,16 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from . import palette as pal
+from .canvas import Canvas, Layer
 from .chips import chip, draw_mark
 from .dice_faces import die
-from .encode import make_palette, png_bytes, to_palette
+from .encode import make_palette, png_bytes
 from .labels import paste_text
 from .sprites import sprite
 from .text import safe_name, word
 
-DEFAULT_CELL = 96
+DEFAULT_CELL = 88
+SPRITE_FRACTION = 0.8  # of a space: big pictures, a little paper round them
 COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -146,14 +148,8 @@ def geometry_for(obs: dict[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
 # -- the static layer --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Base:
-    image: Image.Image  # RGB; copied before drawing on it
-    palette: Image.Image  # 'P' holder of the 256-colour palette
-
-
 _base_lock = threading.Lock()
-_bases: dict[tuple[str, tuple[str, ...], str, int, int], Base] = {}
+_bases: dict[tuple[str, tuple[str, ...], str, int, int], Layer] = {}
 
 EXACT_COLOURS: tuple[pal.RGB, ...] = (
     *(style.fill for style in pal.CHIPS.values()), pal.UNKNOWN_CHIP.fill,
@@ -162,24 +158,24 @@ EXACT_COLOURS: tuple[pal.RGB, ...] = (
 )
 
 
-def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Base:
+def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Layer:
     """The cached static layer for this geometry, layout and language (built once)."""
     key = (geo.game, tuple(layout), lang, geo.cell, geo.seats)
     with _base_lock:
         base = _bases.get(key)
         if base is None:
             image = _draw_static(geo, layout, lang)
-            base = Base(image, _palette_for(image, geo))
+            base = Layer(image, _palette_for(image, geo))
             _bases[key] = base
         return base
 
 
 def _palette_for(image: Image.Image, geo: Geometry) -> Image.Image:
-    """A palette for boards on this layer: the layer itself plus every chip, so the chips'
-    shaded edges map well too."""
+    """A palette for boards on this layer: the layer itself plus every chip on paper, so
+    the chips' smooth edges map well too."""
     d = geo.chip_diameter
     colours = list(pal.CHIPS)
-    sample = Image.new("RGB", (image.width, image.height + d), pal.BACKGROUND)
+    sample = Image.new("RGB", (image.width, image.height + d), pal.SPACE)
     sample.paste(image, (0, 0))
     for i, colour in enumerate(colours):
         c = chip(colour, d)
@@ -232,7 +228,7 @@ def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
                    pal.MUTED, bold=True, align="centre", max_width=size - 6)
         return
     draw.rounded_rectangle(rect, radius=radius, fill=pal.SPACE, outline=pal.SPACE_EDGE, width=2)
-    pic = sprite(picture, round(size * 0.84))
+    pic = sprite(picture, round(size * SPRITE_FRACTION))
     image.paste(pic, (x0 + (size - pic.width) // 2, y0 + (size - pic.height) // 2), pic)
 
 
@@ -266,31 +262,30 @@ def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
     from .legend import draw_legend  # the legend needs Geometry from here
 
     geo = geometry_for(obs, cell)
-    base = base_for(geo, obs["layout"], lang)
-    image = base.image.copy()
-    draw = ImageDraw.Draw(image)
+    canvas = Canvas(base_for(geo, obs["layout"], lang))
     hl = highlight if highlight is not None else Highlight.from_observation(obs)
     colours: list[str] = list(obs.get("colours") or [])
 
-    _draw_winning_line(draw, geo, hl.winning_line)
+    _draw_winning_line(canvas, geo, hl.winning_line)
     d = geo.chip_diameter
     for index, side in enumerate(obs["board"]):
         if side is None or not (0 <= side < len(colours)):
             continue
         cx, cy = geo.centre(index)
-        piece = chip(colours[side], d)
-        image.paste(piece, (cx - d // 2, cy - d // 2), piece)
+        colour = colours[side]
+        canvas.paste(("chip", colour, d), lambda c=colour: chip(c, d),  # type: ignore[misc]
+                     (cx - d // 2, cy - d // 2), pal.SPACE)
     for space in hl.winning_line:
-        _frame(draw, geo, space, pal.WIN, pal.INK)
+        _frame(canvas, geo, space, pal.WIN, pal.INK)
     if hl.removed:
-        _draw_removed(image, draw, geo, hl.removed, hl.removed_colour,
+        _draw_removed(canvas, geo, hl.removed, hl.removed_colour,
                       small=hl.removed == hl.last)
     if hl.last:
-        _frame(draw, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
+        _frame(canvas, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
     seat_names = [safe_name(names[s] if s < len(names) else "", word("player", lang, n=s + 1))
                   for s in range(int(obs["seats"]))]
-    draw_legend(image, draw, geo, obs, seat_names, lang)
-    return to_palette(image, base.palette)
+    draw_legend(canvas, geo, obs, seat_names, lang)
+    return canvas.image
 
 
 def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
@@ -300,35 +295,37 @@ def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
     return png_bytes(board_image(obs, names=names, lang=lang, highlight=highlight, cell=cell))
 
 
-def _frame(draw: ImageDraw.ImageDraw, geo: Geometry, space: str, outer: pal.RGB,
+def _frame(canvas: Canvas, geo: Geometry, space: str, outer: pal.RGB,
            inner: pal.RGB) -> None:
+    draw = canvas.draw
     index = geo.index(space)
     if index is None:
         return
     x0, y0, x1, y1 = geo.box(index)
     w = max(2, round(geo.cell * 0.07))
     radius = round(geo.cell * 0.12)
-    draw.rounded_rectangle((x0 + 1, y0 + 1, x1 - 2, y1 - 2), radius=radius, outline=outer,
-                           width=w)
+    draw.rounded_rectangle((x0 + 1, y0 + 1, x1 - 2, y1 - 2), radius=radius,
+                           outline=canvas.ink(outer), width=w)
     iw = max(1, w // 2)
     draw.rounded_rectangle((x0 + 1 + w, y0 + 1 + w, x1 - 2 - w, y1 - 2 - w),
-                           radius=max(0, radius - w), outline=inner, width=iw)
+                           radius=max(0, radius - w), outline=canvas.ink(inner), width=iw)
 
 
-def _draw_winning_line(draw: ImageDraw.ImageDraw, geo: Geometry, spaces: Sequence[str]) -> None:
+def _draw_winning_line(canvas: Canvas, geo: Geometry, spaces: Sequence[str]) -> None:
     """A thick gold line under the chips from one end of the winning line to the other."""
     indices = sorted(i for i in (geo.index(s) for s in spaces) if i is not None)
     if len(indices) < 2:
         return
     start, end = geo.centre(indices[0]), geo.centre(indices[-1])
-    draw.line((start, end), fill=pal.INK, width=round(geo.cell * 0.22))
-    draw.line((start, end), fill=pal.WIN, width=round(geo.cell * 0.14))
+    canvas.draw.line((start, end), fill=canvas.ink(pal.INK), width=round(geo.cell * 0.22))
+    canvas.draw.line((start, end), fill=canvas.ink(pal.WIN), width=round(geo.cell * 0.14))
 
 
-def _draw_removed(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry, space: str,
-                  colour: str | None, *, small: bool) -> None:
+def _draw_removed(canvas: Canvas, geo: Geometry, space: str, colour: str | None, *,
+                  small: bool) -> None:
     """A dashed ring in the removed chip's colour with a black cross through it. When a new
     chip now sits on the space (a replacement), the mark goes small in the corner."""
+    draw = canvas.draw
     index = geo.index(space)
     if index is None:
         return
@@ -338,13 +335,15 @@ def _draw_removed(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry, 
     if small:
         r = geo.cell * 0.16
         cx, cy = round(x1 - r - geo.cell * 0.06), round(y0 + r + geo.cell * 0.06)
-        draw.ellipse((cx - r - 2, cy - r - 2, cx + r + 2, cy + r + 2), fill=pal.WHITE)
-    fill = pal.chip_style(colour or "").fill
+        draw.ellipse((cx - r - 2, cy - r - 2, cx + r + 2, cy + r + 2),
+                     fill=canvas.ink(pal.WHITE))
+    fill = canvas.ink(pal.chip_style(colour or "").fill)
     w = max(2, round(geo.cell * (0.035 if small else 0.06)))
     box = (cx - r, cy - r, cx + r, cy + r)
     for k in range(12):  # dashes
         draw.arc(box, k * 30, k * 30 + 20, fill=fill, width=w)
     a = r * 0.62
     cw = max(2, round(geo.cell * (0.04 if small else 0.06)))
-    draw.line((cx - a, cy - a, cx + a, cy + a), fill=pal.REMOVED_CROSS, width=cw)
-    draw.line((cx - a, cy + a, cx + a, cy - a), fill=pal.REMOVED_CROSS, width=cw)
+    cross = canvas.ink(pal.REMOVED_CROSS)
+    draw.line((cx - a, cy - a, cx + a, cy + a), fill=cross, width=cw)
+    draw.line((cx - a, cy + a, cx + a, cy - a), fill=cross, width=cw)

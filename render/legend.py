@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from PIL import Image, ImageDraw
-
 from . import palette as pal
+from .canvas import Canvas
 from .chips import chip
 from .dice_faces import die
-from .labels import paste_text
+from .labels import fitted
 from .sprites import sprite
-from .text import text_width, word
+from .text import font, lang_of, text_width, word
 
 if TYPE_CHECKING:
     from .board import Geometry
@@ -21,17 +20,12 @@ if TYPE_CHECKING:
 TURN_WORDS = {"en": "{name}'s turn", "no": "Tur: {name}"}
 WIN_WORDS = {"en": "{name} wins!", "no": "{name} vant!"}
 AND = {"en": " & ", "no": " og "}
+PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
 
-def _lang(lang: str) -> str:
-    from .text import lang_of
-
-    return lang_of(lang)
-
-
-def draw_legend(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry,
-                obs: dict[str, Any], names: Sequence[str], lang: str) -> None:
-    _draw_header(image, draw, geo, obs, names, lang)
+def draw_legend(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+                lang: str) -> None:
+    _draw_header(canvas, geo, obs, names, lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or range(len(names)))
     resigned = list(obs.get("resigned") or [])
@@ -39,55 +33,67 @@ def draw_legend(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry,
     for seat, name in enumerate(names):
         side = side_of[seat] if seat < len(side_of) else seat
         colour = colours[side] if 0 <= side < len(colours) else ""
-        _draw_slot(image, draw, geo, seat, name, colour,
+        _draw_slot(canvas, geo, seat, name, colour,
                    to_move=obs.get("turn") == seat,
                    left=bool(seat < len(resigned) and resigned[seat]),
                    top_discard=tops[seat] if seat < len(tops) else None, lang=lang)
 
 
-def _draw_header(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry,
-                 obs: dict[str, Any], names: Sequence[str], lang: str) -> None:
+def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) -> None:
+    canvas.paste(("chip", colour, d), lambda: chip(colour, d), (x, y), bg)
+
+
+def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+                 lang: str) -> None:
     c = geo.cell
-    y0 = geo.legend_top
-    cy = y0 + geo.header_height / 2 + c * 0.03
+    cy = geo.legend_top + geo.header_height / 2 + c * 0.03
     x = geo.margin + c * 0.2
     right = geo.size[0] - geo.margin - c * 0.2
-    size = round(c * 0.22)
+    size = round(c * 0.24)
     if obs.get("game") == "kids":
-        # A little deck of cards, then the count.
+        # A little deck of cards, then the count. The icon is static: a tile.
         w, h = round(c * 0.26), round(c * 0.36)
-        for k in (2, 0):
-            bx, by = round(x + k * 2.5), round(cy - h / 2 - k * 2.5)
-            draw.rounded_rectangle((bx, by, bx + w, by + h), radius=round(c * 0.04),
-                                   fill=pal.chip_style("blue").fill, outline=pal.INK, width=2)
-        x += w + c * 0.18
-        x += paste_text(image, word("deck", lang, n=obs.get("deck_size", 0)), x, cy, size,
-                        pal.INK, bold=True)
+        canvas.paste(("deck", w, h), lambda: _deck_icon(w, h, c), (x, cy - h / 2 - 5), PANEL)
+        x += w + 5 + c * 0.18
+        x += canvas.text(word("deck", lang, n=obs.get("deck_size", 0)), x, cy, size, pal.INK,
+                         PANEL, bold=True)
     else:
         roll = obs.get("dice") or obs.get("last_roll")
         if roll and len(roll) == 2:
-            ds = round(c * 0.42)
+            ds = round(c * 0.44)
             for value in roll:
-                face = die(int(value), ds)
-                image.paste(face, (round(x), round(cy - ds / 2)), face)
+                v = int(value)
+                canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
+                             (x, cy - ds / 2), PANEL)
                 x += ds + c * 0.06
-            x += paste_text(image, f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, cy, size,
-                            pal.INK, bold=True) + c * 0.04
+            x += canvas.text(f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, cy, size,
+                             pal.INK, PANEL, bold=True) + c * 0.04
         n = obs.get("sequence_length")
         if n:
             x += c * 0.2
-            x += paste_text(image, word("in_a_row", lang, n=n), x, cy, round(c * 0.18),
-                            pal.MUTED, bold=True)
-    _draw_status(image, geo, obs, names, lang, left=x + c * 0.3, right=right, cy=cy)
+            x += canvas.text(word("in_a_row", lang, n=n), x, cy, round(c * 0.19), pal.MUTED,
+                             PANEL, bold=True)
+    _draw_status(canvas, geo, obs, names, lang, left=x + c * 0.3, right=right, cy=cy)
 
 
-def _draw_status(image: Image.Image, geo: Geometry, obs: dict[str, Any],
-                 names: Sequence[str], lang: str, *, left: float, right: float,
-                 cy: float) -> None:
+def _deck_icon(w: int, h: int, c: int) -> Any:
+    from PIL import Image, ImageDraw
+
+    out = Image.new("RGBA", (w + 6, h + 6), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(out)
+    for k in (2, 0):
+        bx, by = round(k * 2.5), round((2 - k) * 2.5)
+        draw.rounded_rectangle((bx, by, bx + w, by + h), radius=round(c * 0.04),
+                               fill=pal.chip_style("blue").fill, outline=pal.INK, width=2)
+    return out
+
+
+def _draw_status(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+                 lang: str, *, left: float, right: float, cy: float) -> None:
     """Right-aligned: whose turn it is, who won, or a draw, with the side's chip."""
     c = geo.cell
-    size = round(c * 0.22)
-    lg = _lang(lang)
+    size = round(c * 0.24)
+    lg = lang_of(lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or [])
     winner, turn = obs.get("winner"), obs.get("turn")
@@ -107,53 +113,60 @@ def _draw_status(image: Image.Image, geo: Geometry, obs: dict[str, Any],
         colour = colours[side] if side < len(colours) else None
     else:
         return
-    from .labels import fitted
-    from .text import font
-
-    chip_d = round(c * 0.4)
+    chip_d = round(c * 0.42)
     room = right - left - (chip_d + c * 0.1 if colour else 0)
     rest = text_width(template.replace("{name}", ""), font(size, True))
     shown = template.format(name=fitted(text, size, True, max(10, int(room - rest))))
-    w = paste_text(image, shown, right, cy, size, pal.INK, bold=True, align="right")
+    w = canvas.text(shown, right, cy, size, pal.INK, PANEL, bold=True, align="right")
     if colour:
-        piece = chip(colour, chip_d)
-        image.paste(piece, (round(right - w - c * 0.1 - chip_d), round(cy - chip_d / 2)), piece)
+        _chip(canvas, colour, chip_d, right - w - c * 0.1 - chip_d, cy - chip_d / 2, PANEL)
 
 
-def _draw_slot(image: Image.Image, draw: ImageDraw.ImageDraw, geo: Geometry, seat: int,
-               name: str, colour: str, *, to_move: bool, left: bool,
-               top_discard: str | None, lang: str) -> None:
+def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str, *,
+               to_move: bool, left: bool, top_discard: str | None, lang: str) -> None:
     c = geo.cell
+    draw = canvas.draw
     x0, y0, x1, y1 = geo.slot(seat)
     x0 += round(c * 0.08)
     cy = (y0 + y1) / 2
+    bg = PANEL
     if to_move:
+        bg = pal.TURN_BAND
         draw.rounded_rectangle((x0, y0 + 3, x1 - 2, y1 - 3), radius=round(c * 0.1),
-                               fill=pal.TURN_BAND, outline=pal.INK, width=2)
+                               fill=canvas.ink(bg), outline=canvas.ink(pal.INK), width=2)
     x = x0 + c * 0.1
     # The arrow says "to move" without colour; other slots keep its room so names line up.
     a = c * 0.1
     if to_move:
-        draw.polygon([(x, cy - a), (x + a * 1.4, cy), (x, cy + a)], fill=pal.INK)
+        draw.polygon([(x, cy - a), (x + a * 1.4, cy), (x, cy + a)], fill=canvas.ink(pal.INK))
     x += a * 1.4 + c * 0.08
-    d = round(c * 0.42)
-    piece = chip(colour, d)
-    image.paste(piece, (round(x), round(cy - d / 2)), piece)
+    d = round(c * 0.44)
+    _chip(canvas, colour, d, x, cy - d / 2, bg)
     x += d + c * 0.1
     right = x1 - c * 0.12
     if top_discard:
-        s = round(c * 0.44)
-        cw, ch = round(s * 0.86), s
+        s = round(c * 0.48)
+        cw = round(s * 0.86)
         cx0 = round(right - cw)
-        draw.rounded_rectangle((cx0, round(cy - ch / 2), cx0 + cw, round(cy + ch / 2)),
-                               radius=round(c * 0.05), fill=pal.CARD_FACE,
-                               outline=pal.CARD_EDGE, width=1)
-        pic = sprite(top_discard, round(cw * 0.9))
-        image.paste(pic, (cx0 + (cw - pic.width) // 2, round(cy - pic.height / 2)), pic)
+        card = top_discard
+        canvas.paste(("discard", card, cw, s), lambda: _discard_icon(card, cw, s, c),
+                     (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
-    size = round(c * 0.22)
+    size = round(c * 0.24)
     text = name + (f" ({word('left', lang)})" if left else "")
-    w = paste_text(image, text, x, cy, size, pal.MUTED if left else pal.INK, bold=True,
-                   max_width=max(10, int(right - x)))
+    w = canvas.text(text, x, cy, size, pal.MUTED if left else pal.INK, bg, bold=True,
+                    max_width=max(10, int(right - x)))
     if left:
-        draw.line((x, cy, x + w, cy), fill=pal.MUTED, width=2)
+        draw.line((x, cy, x + w, cy), fill=canvas.ink(pal.MUTED), width=2)
+
+
+def _discard_icon(card: str, cw: int, ch: int, c: int) -> Any:
+    """A small face-up card with the animal on it."""
+    from PIL import Image, ImageDraw
+
+    out = Image.new("RGBA", (cw + 1, ch + 1), (0, 0, 0, 0))
+    ImageDraw.Draw(out).rounded_rectangle((0, 0, cw, ch), radius=round(c * 0.05),
+                                          fill=pal.CARD_FACE, outline=pal.CARD_EDGE, width=1)
+    pic = sprite(card, round(cw * 0.92))
+    out.alpha_composite(pic, ((cw + 1 - pic.width) // 2, (ch + 1 - pic.height) // 2))
+    return out

@@ -78,6 +78,8 @@ def safe_name(name: str, fallback: str) -> str:
     """
     out: list[str] = []
     for char in unicodedata.normalize("NFC", str(name)):
+        if char in "\t\n\r":
+            char = " "
         cat = unicodedata.category(char)
         if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
             continue  # controls, joiners, variation selectors, surrogates, unassigned
