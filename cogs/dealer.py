@@ -1,0 +1,610 @@
+"""The Discord side of every table: messages out (manager events) and clicks in.
+
+The dealer holds no rules. Clicks and commands become manager calls; the manager's events
+become channel messages (lobby, board pictures), direct messages (hands) and ephemeral
+replies. Pictures are drawn in a worker thread so the event loop never waits on Pillow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+import discord
+
+from engine import EngineError
+from engine.manager import (
+    Event,
+    GameManager,
+    GameOver,
+    GameStarted,
+    HandChanged,
+    LobbyCancelled,
+    LobbyChanged,
+    Moved,
+    Player,
+    SeatChanged,
+    TableView,
+    TurnReminder,
+)
+from render.alt import alt_text
+from render.board import board_png
+from render.hand import hand_png
+
+from . import i18n
+from .buttons import (
+    CardButton,
+    HandButton,
+    LobbyButton,
+    PlayButton,
+    PlaySelect,
+    RematchButton,
+    RollButton,
+)
+from .i18n import t
+
+log = logging.getLogger(__name__)
+
+MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
+ALT_TEXT_LIMIT = 1024  # Discord's limit on an attachment description
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def _stopped(view: discord.ui.View) -> discord.ui.View:
+    """Dynamic items are found by custom_id; the view need not be kept per message."""
+    view.stop()
+    return view
+
+
+class Dealer:
+    """Runs the Discord side of all tables for one bot (a manager listener)."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager) -> None:
+        self.bot = bot
+        self.manager = manager
+        self.lobby_messages: dict[int, tuple[int, int]] = {}  # game -> (channel, message)
+        self.user_lang: dict[int, str] = {}
+        self.dm_closed: set[int] = set()
+        self.dm_open: set[int] = set()
+        self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
+
+    # ------------------------------------------------------------------ language & names
+    def guild_lang(self, guild_id: int | None) -> str:
+        guild = self.bot.get_guild(guild_id) if guild_id else None
+        return i18n.lang_of(guild.preferred_locale if guild else None)
+
+    def lang(self, interaction: discord.Interaction) -> str:
+        lang = i18n.lang_of(interaction.locale)
+        self.user_lang[interaction.user.id] = lang
+        return lang
+
+    def seat_names(self, table: TableView, lang: str) -> list[str]:
+        return [t("computer.name", lang, level=t(f"level.{s.level}", lang)) if s.is_computer
+                else s.name for s in table.seats]
+
+    def place(self, table: TableView, lang: str) -> str:
+        channel = self.bot.get_channel(table.channel_id)
+        guild = self.bot.get_guild(table.guild_id) if table.guild_id else None
+        name = getattr(channel, "name", None) or str(table.channel_id)
+        return t("place.channel", lang, channel=name, guild=guild.name if guild else "")
+
+    def mention(self, table: TableView, seat: int | None, lang: str) -> str:
+        if seat is None or seat >= len(table.seats):
+            return ""
+        s = table.seats[seat]
+        if s.is_computer or s.user_id is None:
+            return f"**{self.seat_names(table, lang)[seat]}**"
+        return f"<@{s.user_id}>"
+
+    # ------------------------------------------------------------------ pictures
+    async def board_file(self, obs: dict[str, Any], table: TableView, lang: str
+                         ) -> discord.File | None:
+        """The board picture with its alt text; None (logged) if drawing failed, so that a
+        broken picture never stops a game: the text of the move still goes out."""
+        names = self.seat_names(table, lang)
+
+        def draw() -> tuple[bytes, str]:
+            return (board_png(obs, names=names, lang=lang),
+                    alt_text(obs, names=names, lang=lang)[:ALT_TEXT_LIMIT])
+
+        try:
+            png, alt = await asyncio.to_thread(draw)
+        except Exception:
+            log.exception("could not draw the board of game %d", table.game_id)
+            return None
+        return discord.File(io.BytesIO(png), filename="board.png", description=alt)
+
+    async def hand_file(self, obs: dict[str, Any], table: TableView, lang: str
+                        ) -> discord.File | None:
+        caption = t("hand.caption", lang, game=t(f"game.{table.game}", lang),
+                    place=self.place(table, lang))
+        cards = ", ".join(i18n.card(c, lang) for c in obs.get("hand") or [])
+        try:
+            png = await asyncio.to_thread(hand_png, obs, caption=caption, lang=lang)
+        except Exception:
+            log.exception("could not draw a hand in game %d", table.game_id)
+            return None
+        return discord.File(io.BytesIO(png), filename="hand.png", description=cards or caption)
+
+    # ------------------------------------------------------------------ message builders
+    def lobby_message(self, table: TableView, lang: str) -> tuple[discord.Embed,
+                                                                   discord.ui.View | None]:
+        embed = discord.Embed(title=t("lobby.title", lang, game=t(f"game.{table.game}", lang)),
+                              colour=discord.Colour.blurple())
+        lines = []
+        opts = table.options
+        if table.game == "kids" and opts.get("level"):
+            lines.append(t("lobby.level", lang, level=t(f"choice.level.{opts['level']}", lang)))
+        if table.game == "dice" and opts.get("sequence_length"):
+            lines.append(t("lobby.length", lang, n=opts["sequence_length"]))
+        if opts.get("teams"):
+            lines.append(t("lobby.teams", lang, teams=t("word.yes", lang)))
+        names = self.seat_names(table, lang)
+        seats = [t("lobby.seat", lang, n=i + 1, name=name) +
+                 (" " + t("lobby.host", lang) if s.user_id == table.host_id else "")
+                 for i, (s, name) in enumerate(zip(table.seats, names, strict=True))]
+        seats += [t("lobby.open", lang, n=n + 1) for n in range(len(table.seats), 4)]
+        embed.description = "\n".join(lines) if lines else None
+        embed.add_field(name=t("lobby.seats", lang), value="\n".join(seats), inline=False)
+        if table.status == "lobby":
+            embed.set_footer(text=t("lobby.help", lang))
+            view = discord.ui.View(timeout=None)
+            gid = table.game_id
+            blue, grey = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
+            view.add_item(LobbyButton(gid, "join", t("button.join", lang), blue, 0))
+            view.add_item(LobbyButton(gid, "leave", t("button.leave", lang), grey, 0))
+            view.add_item(LobbyButton(gid, "start", t("button.start", lang),
+                                      discord.ButtonStyle.success, 0))
+            view.add_item(LobbyButton(gid, "cancel", t("button.cancel", lang),
+                                      discord.ButtonStyle.danger, 0))
+            for level in ("easy", "medium", "hard"):
+                view.add_item(LobbyButton(gid, f"cpu-{level}", t(
+                    "button.computer", lang, level=t(f"level.{level}", lang)), grey, 1))
+            return embed, view
+        key = "lobby.started" if table.status in ("playing", "finished") else "lobby.cancelled"
+        embed.set_footer(text=t(key, lang))
+        return embed, None
+
+    def move_line(self, table: TableView, event: Moved, lang: str) -> str:
+        name = self.seat_names(table, lang)[event.seat]
+        action = event.action
+        kind, _, space = action.partition("@")
+        if action == "pass":
+            roll = event.observation.get("last_roll")
+            line = t("moved.pass", lang, name=name)
+            return (t("moved.roll", lang, name=name, a=roll[0], b=roll[1]) + " " + line
+                    if roll and table.game == "dice" else line)
+        if action == "roll":
+            roll = event.observation.get("last_roll") or ["?", "?"]
+            return t("moved.roll", lang, name=name, a=roll[0], b=roll[1])
+        if kind.startswith("dead:"):
+            return t("moved.exchange", lang, name=name, card=i18n.card(kind[5:], lang))
+        if table.game == "kids" and space:
+            if kind in ("unicorn", "dragon"):
+                return t(f"moved.{kind}", lang, name=name, space=space)
+            return t("moved.card", lang, name=name, card=i18n.card(kind, lang), space=space)
+        if kind in ("place", "replace", "remove") and space:
+            roll = event.observation.get("last_roll")
+            line = t(f"moved.{kind}", lang, name=name, space=space)
+            return (t("moved.roll", lang, name=name, a=roll[0], b=roll[1]) + " " + line
+                    if roll else line)
+        return t("moved.other", lang, name=name, action=action)
+
+    def turn_line(self, table: TableView, lang: str) -> str:
+        if table.turn is None:
+            return ""
+        seat = table.seats[table.turn]
+        if seat.is_computer:
+            return t("turn.computer", lang, name=self.seat_names(table, lang)[table.turn])
+        return t("turn.mention", lang, mention=self.mention(table, table.turn, lang))
+
+    def board_view(self, table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        if table.game == "kids":
+            view.add_item(HandButton(table.game_id, t("button.hand", lang)))
+        elif table.turn is not None and not table.seats[table.turn].is_computer \
+                and "roll" in (obs.get("legal") or ["roll"]):
+            view.add_item(RollButton(table.game_id, table.ply, t("button.roll", lang)))
+        return view
+
+    def choices_view(self, table: TableView, obs: dict[str, Any], actions: list[str],
+                     lang: str) -> discord.ui.View:
+        """Buttons for up to 20 moves; beyond that, select menus of 25 (5 at most)."""
+        view = discord.ui.View(timeout=None)
+        ply = int(obs["history_length"])
+        gid = table.game_id
+        if len(actions) <= MAX_BUTTONS:
+            for action in actions:
+                style = (discord.ButtonStyle.danger if action.startswith(("dead:", "remove@",
+                                                                          "dragon@"))
+                         else discord.ButtonStyle.success)
+                view.add_item(PlayButton(gid, ply, action, self.action_label(action, lang),
+                                         style))
+            return view
+        for part, start in enumerate(range(0, min(len(actions), 125), 25)):
+            chunk = actions[start:start + 25]
+            options = [discord.SelectOption(label=self.action_label(a, lang), value=a)
+                       for a in chunk]
+            placeholder = t("prompt.spaces", lang, first=self.action_label(chunk[0], lang),
+                            last=self.action_label(chunk[-1], lang))
+            view.add_item(PlaySelect(gid, ply, part, options, placeholder[:150]))
+        return view
+
+    @staticmethod
+    def action_label(action: str, lang: str) -> str:
+        kind, _, space = action.partition("@")
+        if kind.startswith("dead:"):
+            return t("button.exchange", lang, card=i18n.card(kind[5:], lang))
+        if kind in ("remove", "replace"):
+            return t(f"autocomplete.{kind}", lang, space=space)
+        return space or action
+
+    async def hand_payload(self, table: TableView, user_id: int, lang: str
+                           ) -> dict[str, Any]:
+        """The hand as a message: picture, a line of text, a button per card."""
+        obs = self.manager.observation_for(table.game_id, user_id)
+        if table.game != "kids":
+            return {"content": t("hand.none", lang)}
+        seat = obs.get("seat")
+        your_turn = table.turn is not None and table.turn == seat
+        content = "\n".join([t("hand.dm", lang, game=t(f"game.{table.game}", lang),
+                                 place=self.place(table, lang)),
+                             t("hand.your_turn" if your_turn else "hand.wait", lang)])
+        view = discord.ui.View(timeout=None)
+        dead = set(obs.get("dead") or [])
+        for card in dict.fromkeys(obs.get("hand") or []):
+            view.add_item(CardButton(table.game_id, card, i18n.card(card, lang), card in dead))
+        payload: dict[str, Any] = {"content": content, "view": _stopped(view)}
+        picture = await self.hand_file(obs, table, lang)
+        if picture is not None:
+            payload["file"] = picture
+        return payload
+
+    # ------------------------------------------------------------------ sending
+    def channel(self, table: TableView) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+
+    async def post(self, table: TableView, **kwargs: Any) -> discord.Message | None:
+        if "view" in kwargs and kwargs["view"] is not None:
+            _stopped(kwargs["view"])
+        kwargs.setdefault("allowed_mentions", discord.AllowedMentions(users=True))
+        if "file" in kwargs and kwargs["file"] is None:
+            del kwargs["file"]
+        try:
+            return await self.channel(table).send(**kwargs)
+        except discord.HTTPException:
+            log.exception("could not post in channel %d for game %d", table.channel_id,
+                          table.game_id)
+            return None
+
+    async def dm(self, user_id: int, **kwargs: Any) -> bool:
+        """Send a DM; False when the user does not take DMs (never retried in a loop)."""
+        if user_id in self.dm_closed:
+            return False
+        if "view" in kwargs and kwargs["view"] is not None:
+            _stopped(kwargs["view"])
+        try:
+            user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+            await user.send(**kwargs)
+        except discord.Forbidden:
+            log.info("user %d does not take direct messages", user_id)
+            self.dm_closed.add(user_id)
+            self.dm_open.discard(user_id)
+            return False
+        except discord.HTTPException:
+            log.exception("could not send a direct message to user %d", user_id)
+            return False
+        self.dm_open.add(user_id)
+        return True
+
+    async def check_dms(self, table: TableView, user_id: int, lang: str) -> bool:
+        """On joining: say hello by DM once, so closed DMs are found before the deal."""
+        if user_id in self.dm_open:
+            return True
+        return await self.dm(user_id, content=t("dm.check", lang,
+                                                 game=t(f"game.{table.game}", lang),
+                                                 place=self.place(table, lang)))
+
+    async def deliver_hand(self, table: TableView, user_id: int) -> None:
+        lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)
+        payload = await self.hand_payload(table, user_id, lang)
+        if await self.dm(user_id, **payload):
+            return
+        if (table.game_id, user_id) in self._warned:
+            return
+        self._warned.add((table.game_id, user_id))
+        glang = self.guild_lang(table.guild_id)
+        await self.post(table, content=t("dm.closed", glang, mention=f"<@{user_id}>"))
+
+    # ------------------------------------------------------------------ manager events
+    async def on_event(self, event: Event) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            await handler(self, event)
+
+    async def _lobby_changed(self, event: LobbyChanged) -> None:
+        await self.refresh_lobby(event.table)
+
+    async def _lobby_cancelled(self, event: LobbyCancelled) -> None:
+        table = event.table
+        lang = self.guild_lang(table.guild_id)
+        embed, _ = self.lobby_message(table, lang)
+        if event.reason == "idle":
+            embed.set_footer(text=t("lobby.cancelled.idle", lang))
+        await self.refresh_lobby(table, embed=embed)
+        self.lobby_messages.pop(table.game_id, None)
+
+    async def refresh_lobby(self, table: TableView, *, embed: discord.Embed | None = None
+                            ) -> None:
+        lang = self.guild_lang(table.guild_id)
+        new_embed, view = self.lobby_message(table, lang)
+        embed = embed or new_embed
+        where = self.lobby_messages.get(table.game_id)
+        if where is None:
+            if table.status == "lobby":
+                message = await self.post(table, embed=embed, view=view)
+                if message is not None:
+                    self.lobby_messages[table.game_id] = (table.channel_id, message.id)
+            return
+        message = self.channel(table).get_partial_message(where[1])
+        try:
+            await message.edit(embed=embed, view=_stopped(view) if view else None)
+        except discord.HTTPException:
+            log.exception("could not update the lobby message of game %d", table.game_id)
+
+    async def _game_started(self, event: GameStarted) -> None:
+        table = event.table
+        await self.refresh_lobby(table)
+        self.lobby_messages.pop(table.game_id, None)
+        lang = self.guild_lang(table.guild_id)
+        obs = event.observation
+        colours = obs.get("colours") or []
+        side_of = obs.get("side_of_seat") or []
+        names = self.seat_names(table, lang)
+        seats = ", ".join(
+            t("game.seat", lang, name=self.mention(table, i, lang) if not s.is_computer
+              else names[i], colour=t(f"colour.{colours[side_of[i]]}", lang))
+            for i, s in enumerate(table.seats))
+        content = "\n".join([t("game.started", lang, game=t(f"game.{table.game}", lang),
+                               seats=seats), self.turn_line(table, lang)])
+        await self.post(table, content=content, file=await self.board_file(obs, table, lang),
+                        view=self.board_view(table, obs, lang))
+
+    async def _moved(self, event: Moved) -> None:
+        table = event.table
+        if event.action == "roll":
+            return  # the roller gets the dice privately; the board follows the placement
+        lang = self.guild_lang(table.guild_id)
+        obs = event.observation
+        lines = [self.move_line(table, event, lang)]
+        if not obs.get("is_over"):
+            lines.append(self.turn_line(table, lang))
+        await self.post(table, content="\n".join(lines),
+                        file=await self.board_file(obs, table, lang),
+                        view=None if obs.get("is_over") else self.board_view(table, obs, lang))
+
+    async def _hand_changed(self, event: HandChanged) -> None:
+        if event.table.game == "kids" and event.table.status == "playing":
+            await self.deliver_hand(event.table, event.user_id)
+
+    async def _seat_changed(self, event: SeatChanged) -> None:
+        table = event.table
+        lang = self.guild_lang(table.guild_id)
+        name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
+        await self.post(table, content=t(f"seat.{event.change}", lang, name=name),
+                        allowed_mentions=NO_MENTIONS)
+
+    async def _turn_reminder(self, event: TurnReminder) -> None:
+        lang = self.guild_lang(event.table.guild_id)
+        await self.post(event.table, content=t("timer.reminder", lang,
+                                               mention=f"<@{event.user_id}>"))
+
+    async def _game_over(self, event: GameOver) -> None:
+        table = event.table
+        lang = self.guild_lang(table.guild_id)
+        obs = event.observation
+        names = self.seat_names(table, lang)
+        if event.reason == "ended":
+            by = next((s.name for s in table.seats if s.user_id == event.ended_by),
+                      str(event.ended_by))
+            await self.post(table, content=t("over.ended", lang, name=by),
+                            allowed_mentions=NO_MENTIONS)
+            return
+        if event.draw or event.winner is None:
+            lines = [t("over.draw", lang)]
+        else:
+            winners = " & ".join(names[s] for s in event.winning_seats)
+            key = "over.win" if obs.get("winning_line") else "over.win.last"
+            lines = [t(key, lang, names=winners)]
+            if obs.get("winning_line"):
+                lines.append(t("over.line", lang, spaces=", ".join(obs["winning_line"])))
+        lines.append(t("over.rematch", lang))
+        view = discord.ui.View(timeout=None)
+        view.add_item(RematchButton(table.game_id, t("button.rematch", lang)))
+        await self.post(table, content="\n".join(lines),
+                        file=await self.board_file(obs, table, lang), view=view,
+                        allowed_mentions=NO_MENTIONS)
+
+    _handlers: ClassVar[dict[type[Event], Callable[[Dealer, Any], Awaitable[None]]]] = {
+        LobbyChanged: _lobby_changed,
+        LobbyCancelled: _lobby_cancelled,
+        GameStarted: _game_started,
+        Moved: _moved,
+        HandChanged: _hand_changed,
+        SeatChanged: _seat_changed,
+        TurnReminder: _turn_reminder,
+        GameOver: _game_over,
+    }
+
+    # ------------------------------------------------------------------ replies
+    async def reply(self, interaction: discord.Interaction, content: str, **kwargs: Any
+                    ) -> None:
+        """An ephemeral answer, whether or not the interaction was acknowledged yet."""
+        if "view" in kwargs and kwargs["view"] is not None:
+            _stopped(kwargs["view"])
+        if interaction.response.is_done():
+            await interaction.followup.send(content, ephemeral=True, **kwargs)
+        else:
+            await interaction.response.send_message(content, ephemeral=True, **kwargs)
+
+    async def guarded(self, interaction: discord.Interaction,
+                      work: Callable[[], Awaitable[None]], what: str) -> None:
+        """Run ``work``; a refusal becomes its translated message, a bug an apology."""
+        lang = self.lang(interaction)
+        try:
+            await work()
+        except EngineError as exc:
+            await self.reply(interaction, i18n.error_text(exc, lang))
+        except Exception:
+            log.exception("%s failed (user %d, channel %s)", what, interaction.user.id,
+                          interaction.channel_id)
+            try:
+                await self.reply(interaction, t("error.unexpected", lang))
+            except discord.HTTPException:
+                log.warning("could not even apologise for %s", what)
+
+    # ------------------------------------------------------------------ clicks & commands
+    async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
+                          ) -> None:
+        async def work() -> None:
+            table = self.manager.get(game_id)
+            if table.status != "lobby":
+                raise _refusal("game_started")
+            await interaction.response.defer()
+            await self.lobby_action(interaction, table.channel_id, what)
+
+        await self.guarded(interaction, work, f"lobby button {what}")
+
+    async def lobby_action(self, interaction: discord.Interaction, channel_id: int, what: str
+                           ) -> None:
+        user = interaction.user
+        lang = self.lang(interaction)
+        if what == "join":
+            table = await self.manager.join(channel_id, Player(user.id, user.display_name))
+            if not await self.check_dms(table, user.id, lang):
+                await self.reply(interaction, t("dm.closed.reply", lang))
+        elif what == "leave":
+            await self.manager.leave(channel_id, user.id)
+        elif what == "start":
+            await self.manager.start_game(channel_id, user.id)
+        elif what == "cancel":
+            await self.manager.cancel(channel_id, user.id)
+        elif what.startswith("cpu-"):
+            await self.manager.add_computer(channel_id, user.id, what[4:])
+        else:
+            raise _refusal("unknown")
+
+    def _seat_or_refuse(self, game_id: int, user_id: int) -> TableView:
+        table = self.manager.get(game_id)
+        if self.manager.seat_of(game_id, user_id) is None:
+            raise _refusal("not_your_seat")
+        return table
+
+    async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
+        async def work() -> None:
+            table = self.manager.get(game_id)
+            if self.manager.seat_of(game_id, interaction.user.id) is None:
+                raise _refusal("not_a_player")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            payload = await self.hand_payload(table, interaction.user.id, self.lang(interaction))
+            await interaction.followup.send(ephemeral=True, **payload)
+
+        await self.guarded(interaction, work, "hand")
+
+    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
+                         ) -> None:
+        async def work() -> None:
+            table = self._seat_or_refuse(game_id, interaction.user.id)
+            lang = self.lang(interaction)
+            obs = self.manager.observation_for(game_id, interaction.user.id)
+            if table.turn != obs.get("seat"):
+                raise _refusal("not_your_turn")
+            if card not in (obs.get("hand") or []):
+                raise _refusal("card_not_in_hand")
+            actions = [a for a in obs.get("legal") or []
+                       if a.split("@")[0] == card or a == f"dead:{card}"]
+            if not actions:
+                raise _refusal("illegal")
+            key = "prompt.remove" if card == "dragon" else "prompt.space"
+            await self.reply(interaction, t(key, lang, card=i18n.card(card, lang)),
+                             view=self.choices_view(table, obs, actions, lang))
+
+        await self.guarded(interaction, work, "card button")
+
+    async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
+                         ply: int) -> None:
+        async def work() -> None:
+            self._seat_or_refuse(game_id, interaction.user.id)
+            lang = self.lang(interaction)
+            await interaction.response.defer()
+            await self.manager.submit(game_id, interaction.user.id, action, expected_ply=ply)
+            try:
+                await interaction.edit_original_response(
+                    content=t("prompt.played", lang, move=self.describe(action, lang)),
+                    view=None)
+            except discord.HTTPException:
+                log.debug("could not mark the move prompt as played", exc_info=True)
+
+        await self.guarded(interaction, work, "move button")
+
+    def describe(self, action: str, lang: str) -> str:
+        kind, _, space = action.partition("@")
+        if kind.startswith("dead:"):
+            return t("button.exchange", lang, card=i18n.card(kind[5:], lang))
+        if space and kind not in ("place", "remove", "replace"):
+            return f"{i18n.card(kind, lang)} → {space}"
+        return self.action_label(action, lang)
+
+    async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
+                   ) -> None:
+        async def work() -> None:
+            self._seat_or_refuse(game_id, interaction.user.id)
+            lang = self.lang(interaction)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await self.manager.submit(game_id, interaction.user.id, "roll", expected_ply=ply)
+            table = self.manager.get(game_id)
+            obs = self.manager.observation_for(game_id, interaction.user.id)
+            roll = obs.get("last_roll") or ["?", "?"]
+            actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
+            if table.turn != obs.get("seat") or not actions:
+                await interaction.followup.send(
+                    t("moved.roll", lang, name=interaction.user.display_name, a=roll[0],
+                      b=roll[1]), ephemeral=True)
+                return
+            await interaction.followup.send(
+                t("prompt.dice", lang, a=roll[0], b=roll[1]), ephemeral=True,
+                view=_stopped(self.choices_view(table, obs, actions, lang)))
+
+        await self.guarded(interaction, work, "roll")
+
+    async def rematch(self, interaction: discord.Interaction, game_id: int) -> None:
+        async def work() -> None:
+            old = self.manager.get(game_id)
+            await self.open_lobby(interaction, old.game, dict(old.options))
+
+        await self.guarded(interaction, work, "rematch")
+
+    async def open_lobby(self, interaction: discord.Interaction, game: str,
+                         options: dict[str, Any]) -> None:
+        """Create a lobby; the reply is the lobby message, kept up to date from then on."""
+        user = interaction.user
+        lang = self.lang(interaction)
+        await interaction.response.defer(thinking=True)
+        table = await self.manager.create_lobby(
+            game, options, Player(user.id, user.display_name), interaction.guild_id,
+            interaction.channel_id or 0)
+        glang = self.guild_lang(table.guild_id)
+        embed, view = self.lobby_message(table, glang)
+        message = await interaction.followup.send(embed=embed, view=_stopped(view) if view
+                                                  else discord.utils.MISSING, wait=True)
+        self.lobby_messages[table.game_id] = (message.channel.id, message.id)
+        if not await self.check_dms(table, user.id, lang):
+            await self.reply(interaction, t("dm.closed.reply", lang))
+
+
+def _refusal(code: str) -> EngineError:
+    """A refusal decided here (who clicks), in the same shape as the manager's."""
+    return EngineError(code, code.replace("_", " "))

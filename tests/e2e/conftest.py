@@ -1,0 +1,67 @@
+"""The real bot (``bot.SequenceBot``, every cog) against the fake Discord, in one process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot import SequenceBot, Settings
+from tests.fakediscord import FakeDiscord, FakeGuild, Person
+
+
+@dataclass
+class World:
+    """A server with people in it, and the bot connected to it."""
+
+    discord: FakeDiscord
+    guild: FakeGuild
+    bot: SequenceBot
+    people: dict[str, Person]
+
+    def __getitem__(self, name: str) -> Person:
+        return self.people[name]
+
+
+@contextlib.asynccontextmanager
+async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
+                      computer_delay: float = 0.0) -> AsyncIterator[SequenceBot]:
+    settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
+                        api_base=fake.api_base, gateway_url=fake.gateway_url,
+                        computer_delay=computer_delay)
+    bot = SequenceBot(settings, guild_ready_timeout=0.01)
+    task = asyncio.create_task(bot.start(fake.token))
+    try:
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait({task, ready}, timeout=10,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if task in done:
+            task.result()
+        await fake.wait_for(lambda: fake.commands.get(guild.id), 5, "command sync")
+        yield bot
+    finally:
+        await asyncio.wait_for(bot.close(), 10)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+
+
+async def make_world(tmp_path: Path, names: tuple[str, ...], *, locale: str = "en-US",
+                     guild_locale: str = "en-US") -> AsyncIterator[World]:
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family", locale=guild_locale)
+        people = {n: fake.add_person(n, guild, locale=locale) for n in names}
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "sequence.db") as bot:
+                yield World(fake, guild, bot, people)
+                assert fake.unhandled == [], fake.unhandled
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async for w in make_world(tmp_path, ("Alice", "Bob", "Carol", "Dan")):
+        yield w
