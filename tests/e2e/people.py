@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 
-from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Person
+from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Interaction, Person
+
+Turn = Callable[[Person, FakeMessage], Awaitable[object]]
 
 
 def boards(fake: FakeDiscord, channel_id: int) -> list[FakeMessage]:
@@ -13,8 +16,16 @@ def boards(fake: FakeDiscord, channel_id: int) -> list[FakeMessage]:
             if any(f.filename == "board.png" for f in m.files)]
 
 
-def mentioned(message: FakeMessage) -> list[int]:
-    return [int(x) for x in re.findall(r"<@!?(\d+)>", message.content)]
+def final_board(fake: FakeDiscord, channel_id: int) -> FakeMessage | None:
+    return next((b for b in boards(fake, channel_id)
+                 if any(c.startswith("seq:rematch:") for c in b.custom_ids())), None)
+
+
+def whose_turn(message: FakeMessage) -> int | None:
+    """The person mentioned on the last line ("It's @Bob's turn."), if any."""
+    last = message.content.strip().splitlines()[-1] if message.content.strip() else ""
+    found = re.findall(r"<@!?(\d+)>", last)
+    return int(found[-1]) if found else None
 
 
 def hand_in(messages: list[FakeMessage]) -> FakeMessage | None:
@@ -31,7 +42,7 @@ async def latest_hand(person: Person, after: int = 0) -> FakeMessage:
                                         f"{person.name}'s hand by DM")
 
 
-async def choose_first(person: Person, prompt: FakeMessage):
+async def choose_first(person: Person, prompt: FakeMessage) -> Interaction:
     """Click the first offered move on a prompt (a button, or the first select option)."""
     buttons = [b for b in prompt.buttons() if b["custom_id"].startswith("seq:play:")]
     if buttons:
@@ -43,13 +54,84 @@ async def choose_first(person: Person, prompt: FakeMessage):
 async def play_from_hand(person: Person, hand: FakeMessage) -> str:
     """Play a card the way a child would: click cards until one offers a space, take it.
 
-    Returns the custom_id of the move chosen.
+    Returns the custom_id of the card played.
     """
     for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
         prompt = await (await person.click(hand, card_id)).reply()
-        if not prompt.components():
+        if not list(prompt.components()):
             continue  # refused (e.g. a dead card with no exchange left): try the next card
-        click = await choose_first(person, prompt)
-        await click.wait_ack()
+        await (await choose_first(person, prompt)).wait_ack()
         return card_id
     raise ClientRefused(f"{person.name} found no playable card")
+
+
+# -- ways to take a turn -----------------------------------------------------------------
+
+async def turn_from_dm(person: Person, board: FakeMessage) -> None:
+    await play_from_hand(person, await latest_hand(person))
+
+
+async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:
+    """DMs closed: "My hand" on the board gives the hand as an ephemeral reply."""
+    hand = await (await person.click(board, label="My hand")).reply()
+    assert hand.ephemeral and hand.png_files()
+    await play_from_hand(person, hand)
+
+
+async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
+    """``/sequence play`` with what autocomplete offers, card first, then space."""
+    cards = await person.autocomplete("sequence play", "card", "")
+    assert cards, "autocomplete offers the playable cards"
+    card = cards[0]["value"]
+    if card.startswith("dead:"):
+        reply = await (await person.slash("sequence play", card=card)).reply()
+    else:
+        spaces = await person.autocomplete("sequence play", "space", "", card=card)
+        assert spaces, f"autocomplete offers a space for {card}"
+        reply = await (await person.slash("sequence play", card=card,
+                                          space=spaces[0]["value"])).reply()
+    assert reply.ephemeral and "Played" in reply.content, reply.content
+
+
+async def turn_by_roll(person: Person, board: FakeMessage) -> None:
+    """Sequence Dice: Roll on the board, then the first space offered."""
+    prompt = await (await person.click(board, label="Roll")).reply()
+    assert prompt.ephemeral
+    if list(prompt.components()):
+        await (await choose_first(person, prompt)).wait_ack()
+
+
+async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Person],
+                          turn: Turn, *, max_turns: int = 400) -> FakeMessage:
+    """Let the people take their turns (computers play themselves) until the game ends.
+
+    Checks on the way that every board is a real PNG with alt text. Returns the final board.
+    """
+    by_id = {p.id: p for p in people}
+    seen = 0
+    for _ in range(max_turns):
+        def ready(after: int = seen) -> FakeMessage | None:
+            done = final_board(fake, channel_id)
+            if done is not None:
+                return done
+            posted = boards(fake, channel_id)
+            if len(posted) > after and whose_turn(posted[-1]) is not None:
+                return posted[-1]
+            return None
+
+        board = await fake.wait_for(ready, 10, "a board saying whose turn it is")
+        for b in boards(fake, channel_id):
+            assert b.png_files() and b.files[0].description, "a PNG board with alt text"
+        if any(c.startswith("seq:rematch:") for c in board.custom_ids()):
+            return board
+        seen = len(boards(fake, channel_id))
+        player = by_id[whose_turn(board)]  # type: ignore[index]
+        await turn(player, board)
+    raise AssertionError("the game did not end")
+
+
+def assert_no_hand_in_public(fake: FakeDiscord, channel_id: int) -> None:
+    """No hand picture and no card button ever reached the channel for everyone."""
+    public = fake.visible_messages(channel_id)
+    assert not any(f.filename == "hand.png" for m in public for f in m.files)
+    assert not any(c.startswith("seq:card:") for m in public for c in m.custom_ids())

@@ -1,0 +1,113 @@
+"""Whole games through Discord: each way of moving, both games, computers and teams."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import World
+from tests.e2e.people import (
+    assert_no_hand_in_public,
+    boards,
+    play_until_over,
+    turn_by_roll,
+    turn_by_slash_command,
+    turn_from_dm,
+    turn_from_my_hand_button,
+)
+from tests.fakediscord import FakeMessage
+
+
+async def open_lobby(world: World, game: str = "kids", **options: object) -> FakeMessage:
+    lobby = await (await world["Alice"].slash("sequence new", game=game, **options)).reply()
+    assert "Alice" in lobby.text and lobby.button(label="Join")
+    return lobby
+
+
+async def join(world: World, lobby: FakeMessage, *names: str) -> None:
+    for name in names:
+        await (await world[name].click(lobby, label="Join")).wait_ack()
+        await world.discord.wait_for(lambda n=name: n in lobby.text, 5, f"{name} seated")
+
+
+async def start(world: World, lobby: FakeMessage) -> None:
+    await (await world["Alice"].click(lobby, label="Start")).wait_ack()
+    await world.discord.wait_for(lambda: boards(world.discord, world.guild.channel_id), 5,
+                                 "the first board")
+    assert lobby.buttons() == [], "the lobby closes when the game starts"
+
+
+async def test_two_children_play_a_whole_game_from_their_dms(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]], turn_from_dm)
+    assert "🏆" in final.content and "Winning line" in final.content
+    assert final.button(label="Rematch")
+    assert_no_hand_in_public(fake, channel)
+    # the hand came by DM as a picture naming where the game is
+    dm = next(m for m in world["Bob"].dms() if m.png_files())
+    assert "#general on Family" in dm.content
+
+
+async def test_four_seats_with_two_computer_players(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    for level in ("easy", "medium"):
+        await (await world["Bob"].click(lobby, label=f"Add computer ({level})")).wait_ack()
+    await fake.wait_for(lambda: "Computer (medium)" in lobby.text, 5, "two computers seated")
+    await start(world, lobby)
+    final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]], turn_from_dm)
+    assert "🏆" in final.content or "draw" in final.content
+    movers = "\n".join(b.content for b in boards(fake, channel))
+    assert "Computer (easy) played" in movers or "Computer (easy) exchanged" in movers
+    assert_no_hand_in_public(fake, channel)
+
+
+async def test_sequence_dice_in_two_teams_of_two(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await open_lobby(world, "dice", teams=True, sequence_length=5)
+    await join(world, lobby, "Bob", "Carol", "Dan")
+    await start(world, lobby)
+    people = [world[n] for n in ("Alice", "Bob", "Carol", "Dan")]
+    final = await play_until_over(fake, channel, people, turn_by_roll)
+    assert " & " in final.content, "a team wins together"
+    assert "rolled" in "\n".join(b.content for b in boards(fake, channel))
+
+
+async def test_the_same_moves_by_slash_command_and_autocomplete(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]],
+                                  turn_by_slash_command)
+    assert "🏆" in final.content
+
+
+async def test_a_player_with_closed_dms_plays_through_the_ephemeral_hand(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    fake.faults.closed_dms.add(world["Bob"].id)
+    lobby = await open_lobby(world)
+    join_click = await world["Bob"].click(lobby, label="Join")
+    warning = await join_click.reply()
+    assert warning.ephemeral and "cannot send you direct messages" in warning.content
+    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
+    await start(world, lobby)
+    told = await fake.wait_for(lambda: [m for m in fake.visible_messages(channel)
+                                        if "cannot send you direct messages" in m.content], 5,
+                               "the channel told about Bob's DMs")
+    assert world["Bob"].mention in told[0].content
+
+    async def turn(person, board):
+        if person is world["Bob"]:
+            await turn_from_my_hand_button(person, board)
+        else:
+            await turn_from_dm(person, board)
+
+    final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]], turn)
+    assert "🏆" in final.content
+    assert world["Bob"].dms() == []
+    assert_no_hand_in_public(fake, channel)
+    # the bot tried Bob's DMs once or twice, never in a loop
+    dm_sends = [r for r in fake.requests if r.status == 403]
+    assert 1 <= len(dm_sends) <= 2
