@@ -240,13 +240,14 @@ def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
     draw.rounded_rectangle(rect, radius=round(size * 0.12), fill=pal.DICE_SPACE,
                            outline=pal.SPACE_EDGE, width=2)
     if picture in ("2", "12"):  # the real board shows 1-1 and 6-6
+        # Kept inside the chip's circle, so a chip on the space hides them cleanly.
         face = 1 if picture == "2" else 6
-        d = die(face, round(size * 0.36))
-        gap = round(size * 0.04)
-        y = round(cy - size * 0.02)
+        d = die(face, round(size * 0.29))
+        gap = round(size * 0.03)
+        y = round(cy - size * 0.07)
         image.paste(d, (round(cx - gap / 2 - d.width), y), d)
         image.paste(d, (round(cx + gap / 2), y), d)
-        paste_text(image, picture, cx, y0 + size * 0.25, round(size * 0.26), pal.INK,
+        paste_text(image, picture, cx, cy - size * 0.24, round(size * 0.24), pal.INK,
                    bold=True, align="centre")
     else:
         paste_text(image, picture, cx, cy, round(size * 0.46), pal.INK, bold=True,
@@ -338,12 +339,14 @@ def _draw_removed(canvas: Canvas, geo: Geometry, space: str, colour: str | None,
         draw.ellipse((cx - r - 2, cy - r - 2, cx + r + 2, cy + r + 2),
                      fill=canvas.ink(pal.WHITE))
     fill = canvas.ink(pal.chip_style(colour or "").fill)
-    w = max(2, round(geo.cell * (0.035 if small else 0.06)))
+    w = max(2, round(geo.cell * (0.04 if small else 0.08)))
     box = (cx - r, cy - r, cx + r, cy + r)
     for k in range(12):  # dashes
         draw.arc(box, k * 30, k * 30 + 20, fill=fill, width=w)
+    # The cross has a white halo so it stands out on a busy picture.
     a = r * 0.62
-    cw = max(2, round(geo.cell * (0.04 if small else 0.06)))
-    cross = canvas.ink(pal.REMOVED_CROSS)
-    draw.line((cx - a, cy - a, cx + a, cy + a), fill=cross, width=cw)
-    draw.line((cx - a, cy + a, cx + a, cy - a), fill=cross, width=cw)
+    cw = max(2, round(geo.cell * (0.045 if small else 0.075)))
+    halo, cross = canvas.ink(pal.WHITE), canvas.ink(pal.REMOVED_CROSS)
+    for colour_index, width in ((halo, cw + 4), (cross, cw)):
+        draw.line((cx - a, cy - a, cx + a, cy + a), fill=colour_index, width=width)
+        draw.line((cx - a, cy + a, cx + a, cy - a), fill=colour_index, width=width)

@@ -126,19 +126,16 @@ def test_dice_two_and_twelve_spaces_show_dice_and_others_a_number() -> None:
     obs = played("dice", 2, 0).observation(None)
     image = rgb(render.board_png(obs, names=NAMES[:2], highlight=NO_HIGHLIGHT))
     geo = geometry(obs)
-    # Low in a 2 or 12 space are two white dice with black pips and edges; low in a 7
-    # space, under the number, is blank paper.
-    def dark_pixels(index: int) -> int:
-        x0, y0, x1, _ = geo.box(index)
-        top = y0 + round(geo.cell * 0.72)
-        crop = image.crop((x0 + 8, top, x1 - 8, top + round(geo.cell * 0.12))).convert("L")
-        return sum(crop.histogram()[:80])
+    # Dice are pure white with black pips; the spaces' paper is cream, the numbers black.
+    def white_pixels(index: int) -> int:
+        crop = image.crop(geo.box(index))
+        return sum(1 for px in crop.get_flattened_data() if min(px) >= 250)
 
     twos = [i for i, n in enumerate(obs["layout"]) if n in ("2", "12")]
     sevens = [i for i, n in enumerate(obs["layout"]) if n == "7"]
     assert len(twos) == 8
-    assert all(dark_pixels(i) > 50 for i in twos)
-    assert all(dark_pixels(i) == 0 for i in sevens)
+    assert all(white_pixels(i) > 200 for i in twos)
+    assert all(white_pixels(i) == 0 for i in sevens)
 
 
 def test_norwegian_board_differs_from_english_where_words_are() -> None:
