@@ -21,6 +21,8 @@ from .encode import to_palette
 from .labels import fitted, label
 from .palette import RGB
 
+MAX_TILES = 4096  # names come and go over months: keep the newest, forget the oldest
+
 
 class Layer:
     """A static picture in palette mode and the tiles drawn over it."""
@@ -57,6 +59,8 @@ class Layer:
         mask = rgba.getchannel("A").point(lambda a: 255 if a else 0)
         made = (to_palette(flat, self.palette), mask)
         with self._lock:
+            if len(self._tiles) >= MAX_TILES:
+                del self._tiles[next(iter(self._tiles))]  # the oldest
             return self._tiles.setdefault(full_key, made)
 
 

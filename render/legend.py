@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 TURN_WORDS = {"en": "{name}'s turn", "no": "Tur: {name}"}
 WIN_WORDS = {"en": "{name} wins!", "no": "{name} vant!"}
+TEAM_WIN_WORDS = {"en": "{name} win!", "no": "{name} vant!"}
 AND = {"en": " & ", "no": " og "}
 PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
@@ -105,7 +106,7 @@ def _draw_status(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
             sides = obs.get("sides") or []
             seats = sides[winner] if winner < len(sides) else []
             text = AND[lg].join(names[s] for s in seats if s < len(names))
-            template = WIN_WORDS[lg]
+            template = (TEAM_WIN_WORDS if len(seats) > 1 else WIN_WORDS)[lg]
             colour = colours[winner] if winner < len(colours) else None
     elif isinstance(turn, int) and turn < len(names):
         text, template = names[turn], TURN_WORDS[lg]

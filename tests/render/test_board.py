@@ -172,3 +172,14 @@ def test_rendering_from_many_threads_gives_the_serial_result() -> None:
         parallel = list(pool.map(lambda o: render.board_png(o, names=NAMES), observations * 3))
     serial = [render.board_png(o, names=NAMES) for o in observations] * 3
     assert parallel == serial
+
+
+def test_the_tile_cache_stays_bounded_as_names_come_and_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    from render import canvas
+
+    monkeypatch.setattr(canvas, "MAX_TILES", 50)
+    obs = played("kids", 2, 4).observation(None)
+    for n in range(40):
+        render.board_png(obs, names=[f"Guest {n}", f"Visitor {n}"])
+    layer = board_module.base_for(geometry(obs), obs["layout"], "en")
+    assert len(layer._tiles) <= 50
