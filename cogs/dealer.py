@@ -408,9 +408,8 @@ class Dealer:
         obs = event.observation
         names = self.seat_names(table, lang)
         if event.reason == "ended":
-            by = next((s.name for s in table.seats if s.user_id == event.ended_by),
-                      str(event.ended_by))
-            await self.post(table, content=t("over.ended", lang, name=by),
+            # a moderator may have no seat: a mention shows their name without a ping
+            await self.post(table, content=t("over.ended", lang, name=f"<@{event.ended_by}>"),
                             allowed_mentions=NO_MENTIONS)
             return
         if event.draw or event.winner is None:

@@ -1,0 +1,140 @@
+"""Bad input is refused with the right words, ephemerally, and the game does not change."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import World
+from tests.e2e.people import boards, latest_hand, turn_from_dm, whose_turn
+from tests.e2e.test_whole_games import join, open_lobby, start
+from tests.fakediscord import FakeMessage, Person
+from tests.fakediscord.payloads import MANAGE_CHANNELS, MEMBER_PERMISSIONS
+
+
+async def two_player_game(world: World) -> int:
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    table = world.bot.manager.table_for_channel(world.guild.channel_id)
+    assert table is not None
+    return table.game_id
+
+
+def button_copy(world: World, channel_id: int, custom_id: str) -> FakeMessage:
+    """A message holding a copy of a button: a forged or replayed custom_id, clickable.
+
+    (discord.py, like Discord, ignores a custom_id that is not on the clicked message.)
+    """
+    row = {"type": 1, "components": [{"type": 2, "style": 1, "label": "copy",
+                                      "custom_id": custom_id}]}
+    return world.discord.create_message(channel_id, {"components": [row]}, [])
+
+
+def ply(world: World, game_id: int) -> int:
+    return world.bot.manager.get(game_id).ply
+
+
+async def refused(interaction_reply: FakeMessage, words: str) -> None:
+    assert interaction_reply.ephemeral, "a refusal is for the clicker only"
+    assert words in interaction_reply.content, interaction_reply.content
+
+
+async def test_a_card_clicked_out_of_turn_is_refused(world: World) -> None:
+    game = await two_player_game(world)
+    board = boards(world.discord, world.guild.channel_id)[-1]
+    waiting = world["Bob"] if whose_turn(board) == world["Alice"].id else world["Alice"]
+    hand = await latest_hand(waiting)
+    before = ply(world, game)
+    reply = await (await waiting.click(hand, hand.custom_ids()[0])).reply()
+    await refused(reply, "It's not your turn.")
+    assert ply(world, game) == before
+
+
+async def test_a_stranger_cannot_use_a_players_buttons(world: World) -> None:
+    game = await two_player_game(world)
+    fake, channel = world.discord, world.guild.channel_id
+    carol = world["Carol"]
+    board = boards(fake, channel)[-1]
+    await refused(await (await carol.click(board, label="My hand")).reply(),
+                  "You are not playing in this game.")
+    # a forged move button: the custom_id of a real move, clicked by someone without a seat
+    mover = world["Alice"] if whose_turn(board) == world["Alice"].id else world["Bob"]
+    legal = world.bot.manager.observation_for(game, mover.id)["legal"]
+    forged = button_copy(world, channel, f"seq:play:{game}:{ply(world, game)}:{legal[0]}")
+    before = ply(world, game)
+    reply = await (await carol.click(forged, forged.custom_ids()[0])).reply()
+    await refused(reply, "That button belongs to another player.")
+    assert ply(world, game) == before
+
+
+async def test_a_card_not_in_hand_is_refused(world: World) -> None:
+    game = await two_player_game(world)
+    board = boards(world.discord, world.guild.channel_id)[-1]
+    mover = world["Alice"] if whose_turn(board) == world["Alice"].id else world["Bob"]
+    obs = world.bot.manager.observation_for(game, mover.id)
+    missing = next(c for c in ("lion", "zebra", "whale", "moose", "panda")
+                   if c not in obs["hand"])
+    before = ply(world, game)
+    reply = await (await mover.slash("sequence play", card=missing, space="B3")).reply()
+    await refused(reply, "You do not have that card.")
+    assert ply(world, game) == before
+
+
+async def test_a_taken_space_is_refused(world: World) -> None:
+    game = await two_player_game(world)
+    fake, channel = world.discord, world.guild.channel_id
+    people = {p.id: p for p in (world["Alice"], world["Bob"])}
+    for _ in range(30):
+        board = boards(fake, channel)[-1]
+        mover: Person = people[whose_turn(board)]  # type: ignore[index]
+        obs = world.bot.manager.observation_for(game, mover.id)
+        taken = [i for i, side in enumerate(obs["board"]) if side is not None]
+        names = [f"{chr(65 + i % obs['width'])}{i // obs['width'] + 1}" for i in taken]
+        attempt = next(((c, n) for c in obs["hand"] for i, n in zip(taken, names, strict=True)
+                        if c == "unicorn" or obs["layout"][i] == c), None)
+        if attempt is not None:
+            before = ply(world, game)
+            reply = await (await mover.slash("sequence play", card=attempt[0],
+                                             space=attempt[1])).reply()
+            await refused(reply, f"{attempt[1]} already has a chip.")
+            assert ply(world, game) == before
+            return
+        count = len(boards(fake, channel))
+        await turn_from_dm(mover, board)
+        await fake.wait_for(lambda c=count: len(boards(fake, channel)) > c, 5, "the board")
+    raise AssertionError("no one ever held a card for a taken space")
+
+
+async def test_only_the_host_or_a_moderator_ends_a_game(world: World) -> None:
+    game = await two_player_game(world)
+    fake, channel = world.discord, world.guild.channel_id
+    before = ply(world, game)
+    reply = await (await world["Bob"].slash("sequence end")).reply()
+    await refused(reply, "Only the host")
+    assert world.bot.manager.get(game).status == "playing" and ply(world, game) == before
+    world["Dan"].permissions = MEMBER_PERMISSIONS | MANAGE_CHANNELS
+    reply = await (await world["Dan"].slash("sequence end")).reply()
+    assert reply.ephemeral and "ended" in reply.content
+    await fake.wait_for(lambda: any(f"ended by {world['Dan'].mention}" in m.content
+                                    for m in fake.visible_messages(channel)), 5, "the end")
+    assert world.bot.manager.table_for_channel(channel) is None
+
+
+async def test_a_second_click_on_an_old_move_button_does_not_move_again(world: World) -> None:
+    game = await two_player_game(world)
+    fake, channel = world.discord, world.guild.channel_id
+    board = boards(fake, channel)[-1]
+    mover = world["Alice"] if whose_turn(board) == world["Alice"].id else world["Bob"]
+    hand = await latest_hand(mover)
+    for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
+        prompt = await (await mover.click(hand, card)).reply()
+        spaces = [b["custom_id"] for b in prompt.buttons()]
+        if spaces:
+            break
+    await (await mover.click(prompt, spaces[0])).wait_ack()
+    await fake.wait_for(lambda: "Played" in prompt.content, 5, "the prompt to say Played")
+    after_first = ply(world, game)
+    assert after_first == 1 and prompt.buttons() == []
+    # the same button once more (a double tap that arrived late, or a copy of it)
+    copy = button_copy(world, prompt.channel_id, spaces[0])
+    again = await (await mover.click(copy, spaces[0])).reply()
+    await refused(again, "already played")
+    assert ply(world, game) == after_first
