@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench tournament clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# Computer players against each other (bounded; see tools/tournament.py for options).
+tournament: $(STAMP)
+	$(PY) -m tools.tournament $(TOURNAMENT_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -8,7 +8,7 @@ Levels
 ------
 - ``random``: any legal move (a yardstick for tests and the tournament).
 - ``easy``: plays like a young child: mostly builds its own rows, sometimes plays any
-  move, rarely defends, may miss a win (15%).
+  move, rarely defends, may miss a win (25%).
 - ``medium``: greedy: wins when it can, blocks the others' lines, spends a Dragon or a 10
   on the most dangerous chip, keeps Unicorns for when they matter, exchanges dead cards.
 - ``hard``: searches. Kids: determinized Monte Carlo search (every iteration re-deals the

@@ -89,8 +89,8 @@ class EasyAgent(Agent):
     chip anywhere, often forgets to stop the others, spends Unicorns and Dragons freely."""
 
     level = "easy"
-    WHIM = 0.3  # how often it plays any move at all
-    SEES_WIN = 0.85  # how often it notices that a move wins
+    WHIM = 0.4  # how often it plays any move at all
+    SEES_WIN = 0.75  # how often it notices that a move wins
 
     def pick(self, obs: dict[str, Any], rng: random.Random) -> str:
         game = rebuild(obs, rng)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..dice import PASS, REMOVE, ROLL, DiceGame
 from ..dice_board import LAYOUT
-from .lines import Board, dice_board, potential, space_value
+from .lines import Board, dice_board, potential, space_value, winning_spaces
 
 # 21 distinct rolls of two dice and their chance out of 36.
 OUTCOMES: tuple[tuple[int, int, float], ...] = tuple(
@@ -37,6 +37,23 @@ def _board(game: DiceGame) -> tuple[Board, tuple[float, ...]]:
     return dice_board(n), weights_for(n)
 
 
+# How likely one roll covers a space: its own total or an 11 (wild).
+_WAYS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1}
+FILL_CHANCE: tuple[float, ...] = tuple((_WAYS[n] + _WAYS[11]) / 36.0 for n in LAYOUT)
+THREAT = 3.0  # a line one chip short: times its value, per unit of chance of covering the gap
+
+
+def _threats(board: Board, chips: int, occupied: int) -> float:
+    """The chance-weighted winning spaces of a side: a gap on a 7 beats a gap on a 12."""
+    wins = winning_spaces(board, chips, occupied)
+    total = 0.0
+    while wins:
+        low = wins & -wins
+        total += FILL_CHANCE[low.bit_length() - 1]
+        wins ^= low
+    return total
+
+
 def evaluate(game: DiceGame, side: int) -> float:
     """``side``'s lines minus the strongest opponent's (a win is worth ``WIN``)."""
     if game.winner is not None:
@@ -47,8 +64,9 @@ def evaluate(game: DiceGame, side: int) -> float:
     occ = game.occupied
     mine = 0.0
     theirs = 0.0
+    threat = THREAT * weights[board.length - 1]
     for other, chips in enumerate(game.chips):
-        value = potential(board, chips, occ, weights)
+        value = potential(board, chips, occ, weights) + threat * _threats(board, chips, occ)
         if other == side:
             mine = value
         else:
@@ -146,7 +164,3 @@ def expectimax(game: DiceGame, time_limit: float | None = None,
             break
     chosen = max(values, key=lambda m: (values[m], -m))
     return DiceSearchResult(chosen, evaluations, values)
-
-
-def number_of(space: int) -> int:
-    return LAYOUT[space]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from ..kids import DEAD, PASS, KidsGame
-from ..kids_board import DRAGON, UNICORN
+from ..kids_board import ANIMAL_SPACES, DRAGON, UNICORN
 from .lines import (
     KIDS_BOARD,
     best_line_through,
@@ -30,6 +30,8 @@ WIN_SCORE = 10_000.0
 # A Unicorn or a Dragon in the hand is worth keeping for the moment it matters.
 UNICORN_KEEP = 20.0
 DRAGON_KEEP = 12.0
+SETUP_BONUS = 40.0  # a winning space made for a card already in the hand
+FORK_BONUS = 15.0  # per winning space beyond the first: harder to block them all
 
 
 def is_placement(move: int) -> bool:
@@ -54,6 +56,7 @@ def score_moves(game: KidsGame, moves: list[int]) -> dict[int, float]:
     mine = chips[side]
     occ = game.occupied
     my_wins = winning_spaces(KIDS_BOARD, mine, occ)
+    hand = game.hands[seat]
     danger_before = popcount(opponents_wins(game, side, occ, chips))
     scores: dict[int, float] = {}
     for move in moves:
@@ -78,6 +81,16 @@ def score_moves(game: KidsGame, moves: list[int]) -> dict[int, float]:
             after[side] |= bit
             danger_after = popcount(opponents_wins(game, side, occ | bit, after))
             value = space_value(KIDS_BOARD, space, mine, occ, WEIGHTS)
+            # A new winning space that a card still in the hand fills wins next turn
+            # unless it is blocked: worth much more than its line count says.
+            new_wins = winning_spaces(KIDS_BOARD, mine | bit, occ | bit) & ~my_wins
+            if new_wins:
+                rest = list(hand)
+                rest.remove(card)
+                if any(c == UNICORN or (c < UNICORN and ANIMAL_SPACES[c] & new_wins)
+                       for c in rest):
+                    value += SETUP_BONUS
+                value += FORK_BONUS * (popcount(new_wins | my_wins) - 1)
             for other, theirs in enumerate(chips):
                 if other != side and theirs:
                     value += DEFENCE * block_value(KIDS_BOARD, space, theirs, occ, WEIGHTS)
@@ -139,7 +152,11 @@ def playout_move(game: KidsGame, rng: random.Random) -> int:
         card = move >> 6
         if card >= UNICORN or move >= DEAD:
             continue
-        value = space_value(KIDS_BOARD, move & 63, mine, occ, WEIGHTS) + rng.random() * 2.0
+        space = move & 63
+        value = space_value(KIDS_BOARD, space, mine, occ, WEIGHTS) + rng.random() * 2.0
+        for other, theirs in enumerate(chips):
+            if other != side and theirs:
+                value += DEFENCE * block_value(KIDS_BOARD, space, theirs, occ, WEIGHTS)
         if value > best_value:
             best, best_value = move, value
     if best_value < 0.0:

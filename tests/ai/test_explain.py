@@ -1,0 +1,84 @@
+"""A hint says why a move is good, as a reason code a child's sentence can be built from."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from engine.ai import explain, make_agent
+from tests.ai.positions import TABLES, dice_position, kids_position, random_position
+
+CODES = {"completes_sequence", "blocks_line", "removes_threat", "wild_for_line",
+         "extends_line", "starts_line", "exchanges_dead_card", "only_move",
+         "no_playable_card", "roll_dice"}
+
+
+def test_winning_move_completes_the_sequence_with_the_free_corner() -> None:
+    game = kids_position([["B1", "C1"], ["B3", "C3"]], ["lion", "gorilla", "whale"])
+    why = explain(game.observation(0), "gorilla@D1")
+    assert why.code == "completes_sequence"
+    assert why.params["uses_corner"] is True
+    assert why.params["line"] == ["A1", "B1", "C1", "D1"]
+
+
+def test_block_names_the_colour_and_length_of_the_line() -> None:
+    game = kids_position([["C3", "E5"], ["A2", "A3"]], ["lion", "giraffe", "penguin"])
+    why = explain(game.observation(0), "giraffe@A4")
+    assert why.code == "blocks_line"
+    assert why.params == {"colour": "blue", "length": 3, "card": "giraffe", "space": "A4"}
+
+
+def test_dragon_removes_the_threatening_chip() -> None:
+    game = kids_position([["C3", "E5"], ["A2", "A3"]], ["lion", "dragon", "penguin"])
+    why = explain(game.observation(0), "dragon@A3")
+    assert why.code == "removes_threat"
+    assert why.params["colour"] == "blue" and why.params["length"] == 3
+
+
+def test_unicorn_building_a_line_is_a_wild_card_for_it() -> None:
+    game = kids_position([["B2"], ["E7"]], ["unicorn", "lion", "whale"])
+    why = explain(game.observation(0), "unicorn@C3")
+    assert why.code == "wild_for_line"
+    assert why.params["length"] == 3 and why.params["uses_corner"] is True
+
+
+def test_animal_next_to_own_chips_extends_the_line() -> None:
+    game = kids_position([["B3", "C3"], ["E7"]], ["wolf", "lion", "whale"])
+    why = explain(game.observation(0), "wolf@D3")
+    assert why.code == "extends_line" and why.params["length"] == 3
+
+
+def test_dead_card_exchange_pass_and_roll_have_their_own_codes() -> None:
+    game = kids_position([["C3"], ["E7"]], ["wolf", "lion", "whale"])
+    assert explain(game.observation(0), "dead:whale").to_dict() == {
+        "code": "exchanges_dead_card", "params": {"card": "whale"}}
+    assert explain(game.observation(0), "pass").code == "no_playable_card"
+    dice = random_position("dice", 2, {}, 1, 0)
+    assert explain(dice.observation(dice.current_seat), "roll").code == "roll_dice"
+
+
+def test_dice_ten_removes_a_threat_and_eleven_is_wild() -> None:
+    game = dice_position([["C5", "D4"], ["B2", "C2", "D2", "E2", "F2"]], (4, 6))
+    why = explain(game.observation(0), "remove@C2")
+    assert why.code == "removes_threat"
+    assert why.params["colour"] == "blue" and why.params["length"] == 5
+    game = dice_position([["A1", "B2", "C3"], ["F2"]], (5, 6))
+    why = explain(game.observation(0), "place@D4")
+    assert why.code == "wild_for_line" and why.params["length"] == 4
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), TABLES)
+def test_every_legal_action_has_a_known_reason_with_json_params(
+        game: str, seats: int, options: dict[str, Any]) -> None:
+    for seed in range(3):
+        g = random_position(game, seats, options, seed, 5 + 9 * seed)
+        if g.is_over:
+            continue
+        obs = g.observation(g.current_seat)
+        agent = make_agent("medium", seed)
+        for action in obs["legal"]:
+            why = agent.explain(obs, action)
+            assert why.code in CODES
+            assert json.loads(json.dumps(why.to_dict())) == why.to_dict()

@@ -1,0 +1,1 @@
+"""Command-line tools for developers (not part of the bot)."""
