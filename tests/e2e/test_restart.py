@@ -1,0 +1,38 @@
+"""A game survives a restart of the bot, and the buttons already sent keep working."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.conftest import running_bot
+from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
+from tests.fakediscord import FakeDiscord
+
+
+async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        channel = guild.channel_id
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db):
+                lobby = await (await alice.slash("sequence new", game="kids")).reply()
+                await (await bob.click(lobby, label="Join")).wait_ack()
+                await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
+                await (await alice.click(lobby, label="Start")).wait_ack()
+                board = await fake.wait_for(lambda: boards(fake, channel), 5, "the board")
+                mover = alice if whose_turn(board[-1]) == alice.id else bob
+                hand = await latest_hand(mover)
+            # the bot is gone; a new one starts from the same database
+            async with running_bot(fake, guild, db):
+                before = len(boards(fake, channel))
+                for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
+                    prompt = await (await mover.click(hand, card)).reply()
+                    if list(prompt.components()):
+                        break
+                await (await choose_first(mover, prompt)).wait_ack()
+                after = await fake.wait_for(
+                    lambda: boards(fake, channel)[before:], 5, "a board after the restart")
+                assert f"{mover.name} " in after[0].content
+                assert fake.identified == 2
