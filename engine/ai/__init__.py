@@ -11,11 +11,11 @@ Levels
   move, rarely defends, may miss a win (25%).
 - ``medium``: greedy: wins when it can, blocks the others' lines, spends a Dragon or a 10
   on the most dangerous chip, keeps Unicorns for when they matter, exchanges dead cards.
-- ``hard``: searches. Kids: determinized Monte Carlo search (every iteration re-deals the
-  cards it cannot see, consistently with its observation; UCB1 over its own moves;
-  playouts with quick sensible moves). Dice: expectimax over the next player's 21
-  distinct rolls with a greedy reply. Budget: ``iterations`` playouts (Kids) with a
-  ``time_limit`` cap (default 0.3 s per move).
+- ``hard``: searches. Kids: determinized Monte Carlo search (each deal re-deals the cards
+  it cannot see, consistently with its observation; its best few moves are compared on
+  the same deals by playouts of quick sensible moves, by sequential halving). Dice:
+  expectimax over the next player's 21 distinct rolls with a greedy reply. Budget:
+  ``iterations`` playouts (Kids) with a ``time_limit`` cap (default 0.3 s per move).
 
 Agents see only the observation. Choices are deterministic for a seed and an iteration
 budget (the random numbers of a move are seeded from the seed and the observation); only

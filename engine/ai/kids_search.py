@@ -1,16 +1,20 @@
 """The hard Sequence for Kids player: determinized Monte Carlo search.
 
-Each iteration deals the cards the player cannot see afresh (other hands and the deck,
-consistent with its observation, see ``determinize``), picks one of its own candidate
-moves by UCB1, plays it and then plays the game on with quick sensible moves
-(``kids_policy.playout_move``) for a bounded number of turns; the result (win 1, draw 0.5,
-loss 0, or a static estimate when the playout is cut short) is credited to the move.
+Each deal re-deals the cards the player cannot see (other hands and the deck, consistent
+with its observation, see ``determinize``); on that deal every candidate move is played,
+followed by quick sensible moves for both sides (``kids_policy.playout_move``) for a
+bounded number of plies, with the same chance afterwards for every candidate (common
+random numbers: the comparison measures the moves, not the luck of the deal). A result is
+1 for a win, 0.5 for a draw, 0 for a loss, or a static estimate when the playout is cut.
 
-The statistics are kept per own move at the root only, across all determinizations: the
-root of single-observer information-set MCTS. Growing the tree deeper buys little here:
-what the others hold is re-dealt every iteration, so deeper nodes would be visited by few
-consistent deals within a 300 ms budget. The candidates are the medium player's best few
-moves plus anything that blocks, which keeps the budget on moves that matter.
+Candidates are the medium player's best few moves (only the ways of stopping it when an
+opponent can win next turn). The budget is spent by sequential halving: equal shares per
+round, the worse half dropped after each round. Statistics live at the root only, shared
+across deals: the root of single-observer information-set MCTS. A deeper tree buys little
+here: what the others hold is re-dealt every iteration, so deeper nodes would see few
+consistent deals within a 300 ms budget.
+
+Winning now, or exchanging a dead card (a free new card), needs no search.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from ..rng import GameRng
 from .kids_policy import BLOCK_BONUS, WIN_SCORE, evaluate, playout_move, score_moves
 
 CANDIDATES = 8
-PLAYOUT_TURNS = 24  # plies after which a playout is scored by ``evaluate``
+PLAYOUT_TURNS = 30  # plies after which a playout is scored by ``evaluate``
 
 
 @dataclass
