@@ -43,7 +43,8 @@ extends_line           one more chip in a row of one's own         length, uses_
 starts_line            a first chip where a row can still grow     length
 exchanges_dead_card    swaps a card that fits nowhere              card
 only_move              nothing else is allowed                     action
-no_playable_card       every card is dead: the turn passes         (none)
+no_playable_card       Kids: every card is dead: the turn passes   (none)
+no_move_for_roll       Dice: the roll allows nothing: turn passes  total
 roll_dice              Dice: roll first                            (none)
 =====================  ==========================================  =========================
 

@@ -35,6 +35,8 @@ def explain(obs: dict[str, Any], action: str) -> Explanation:
     text = action.strip().lower()
     legal = obs.get("legal") or []
     if text == "pass":
+        if obs["game"] == "dice" and obs.get("dice"):
+            return Explanation("no_move_for_roll", {"total": sum(obs["dice"])})
         return Explanation("no_playable_card")
     if text == "roll":
         return Explanation("roll_dice")

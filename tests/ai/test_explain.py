@@ -12,7 +12,7 @@ from tests.ai.positions import TABLES, dice_position, kids_position, random_posi
 
 CODES = {"completes_sequence", "blocks_line", "removes_threat", "wild_for_line",
          "extends_line", "starts_line", "exchanges_dead_card", "only_move",
-         "no_playable_card", "roll_dice"}
+         "no_playable_card", "no_move_for_roll", "roll_dice"}
 
 
 def test_winning_move_completes_the_sequence_with_the_free_corner() -> None:
@@ -82,3 +82,12 @@ def test_every_legal_action_has_a_known_reason_with_json_params(
             why = agent.explain(obs, action)
             assert why.code in CODES
             assert json.loads(json.dumps(why.to_dict())) == why.to_dict()
+
+
+def test_a_dice_roll_that_allows_nothing_says_so() -> None:
+    # A 10 with no opponent chip to take off (none, or only on 2s and 12s).
+    game = dice_position([["C5"], ["A1"]], (4, 6))
+    obs = game.observation(0)
+    assert obs["legal"] == ["pass"]
+    why = explain(obs, "pass")
+    assert why.code == "no_move_for_roll" and why.params == {"total": 10}
