@@ -60,7 +60,7 @@ class TableView:
     def seat_of(self, user_id: int) -> int | None:
         """The seat of a person still playing, or None."""
         for s in self.seats:
-            if s.user_id == user_id and s.level is None and not s.left:
+            if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
                 return s.index
         return None
 

@@ -100,7 +100,7 @@ class _Table:
     def person_seat(self, user_id: int) -> int | None:
         """The seat a person plays (not left, not handed to a computer)."""
         for s in self.seats:
-            if s.user_id == user_id and s.level is None and not s.left:
+            if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
                 return s.seat
         return None
 
@@ -120,6 +120,7 @@ class GameManager:
         seed_source: Callable[[], int] | None = None,
         lobby_idle: float = 15 * 60,
         timer_interval: float = 5.0,
+        agent_factory: Callable[[str, int], Agent] | None = None,
     ) -> None:
         self.store = store
         self.computer_delay = computer_delay
@@ -127,6 +128,8 @@ class GameManager:
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
         self.lobby_idle = lobby_idle
         self.timer_interval = timer_interval
+        # make_agent(level, seed); tests and benchmarks pass a fast one.
+        self._make_agent = agent_factory or make_agent
         self._tables: dict[int, _Table] = {}
         self._by_channel: dict[int, int] = {}
         self._listeners: list[Listener] = []
@@ -136,8 +139,12 @@ class GameManager:
 
     # -- life cycle --------------------------------------------------------------------
 
-    async def start(self, *, run_timers: bool = True) -> None:
-        """Load every lobby and game in play and set them going again."""
+    async def start(self, *, run_timers: bool = True, resume: bool = True) -> None:
+        """Load every lobby and game in play and set them going again.
+
+        ``resume=False`` only loads (no forced passes, no computer moves): for looking at
+        exactly what was restored.
+        """
         for rec in await self.store.load_active():
             try:
                 table = await self._restore(rec)
@@ -148,7 +155,7 @@ class GameManager:
             self._tables[table.id] = table
             self._by_channel[table.channel_id] = table.id
         for table in list(self._tables.values()):
-            if table.status == "playing":
+            if resume and table.status == "playing":
                 async with table.lock:
                     await self._settle_forced(table)
                 self._kick(table)
@@ -474,7 +481,7 @@ class GameManager:
             raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         obs = game.observation(seat)
         seed = game.seed + len(game.history)
-        return await asyncio.to_thread(choose, make_agent("easy", seed), obs, seed)
+        return await asyncio.to_thread(choose, self._make_agent("easy", seed), obs, seed)
 
     # -- timers ------------------------------------------------------------------------
 
@@ -675,7 +682,7 @@ class GameManager:
         agent = table.agents.get(seat)
         if agent is None:
             assert table.game is not None
-            agent = make_agent(level, table.game.seed * 4 + seat)
+            agent = self._make_agent(level, table.game.seed * 4 + seat)
             table.agents[seat] = agent
         return agent
 

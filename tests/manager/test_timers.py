@@ -1,0 +1,131 @@
+"""Timers, on a clock we move by hand: idle lobbies are cancelled; the turn timer
+reminds, acts for the absent player, frees the seat after repeated absence; and a restart
+keeps every deadline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.manager import (
+    GameManager,
+    LobbyCancelled,
+    ManualClock,
+    Moved,
+    SeatChanged,
+    Store,
+    TurnReminder,
+    TurnTimedOut,
+)
+
+from .conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager, two_player_game
+
+TIMER = 60.0
+
+
+async def test_an_idle_lobby_is_cancelled(
+    manager: GameManager, recorder: Recorder, clock: ManualClock
+) -> None:
+    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    clock.advance(manager.lobby_idle - 1)
+    await manager.join(CHANNEL, BOB)  # activity: the idle clock starts again
+    clock.advance(manager.lobby_idle - 1)
+    await manager.check_timers()
+    assert manager.table_for_channel(CHANNEL) is not None
+    clock.advance(2)
+    await manager.check_timers()
+    assert manager.table_for_channel(CHANNEL) is None
+    assert recorder.of(LobbyCancelled)[-1].reason == "idle"
+
+
+async def test_no_turn_timer_unless_the_server_sets_one(
+    manager: GameManager, clock: ManualClock
+) -> None:
+    gid = await two_player_game(manager)
+    assert manager.get(gid).turn_deadline is None
+    clock.advance(10 * 86400)
+    await manager.check_timers()
+    assert manager.get(gid).ply == 0
+
+
+async def test_remind_at_half_time_then_a_computer_moves_for_the_absent_player(
+    manager: GameManager, recorder: Recorder, clock: ManualClock
+) -> None:
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER)
+    gid = await two_player_game(manager)
+    assert manager.get(gid).turn_deadline == clock.now() + TIMER
+    clock.advance(TIMER / 2)
+    await manager.check_timers()
+    await manager.check_timers()
+    assert [(r.seat, r.user_id) for r in recorder.of(TurnReminder)] == [(0, ANN.user_id)]
+    clock.advance(TIMER / 2)
+    await manager.check_timers()
+    moved = recorder.of(Moved)[-1]
+    assert (moved.seat, moved.by, moved.user_id) == (0, "timer", ANN.user_id)
+    assert recorder.of(TurnTimedOut)[-1].outcome == "computer_moved"
+    view = manager.get(gid)
+    assert view.turn == 1 and view.seats[0].absences == 1
+    assert view.turn_deadline == clock.now() + TIMER  # Bob's own full time
+
+
+async def test_with_timeout_action_skip_the_turn_is_skipped(
+    manager: GameManager, recorder: Recorder, clock: ManualClock, store: Store
+) -> None:
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER, timeout_action="skip")
+    gid = await two_player_game(manager)
+    clock.advance(TIMER)
+    await manager.check_timers()
+    assert recorder.of(TurnTimedOut)[-1].outcome == "skipped"
+    assert [a for _, _, a, _ in await store.history(gid)] == ["skip"]
+    assert manager.get(gid).turn == 1
+
+
+async def test_repeated_absence_frees_the_seat_and_the_last_side_standing_wins(
+    manager: GameManager, recorder: Recorder, clock: ManualClock, store: Store
+) -> None:
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER, absences_to_free=2,
+                                     timeout_action="skip")
+    gid = await two_player_game(manager)
+    clock.advance(TIMER)
+    await manager.check_timers()  # Ann absent once: skipped
+    bob_move = manager.observation_for(gid, BOB.user_id)["legal"][-1]
+    await manager.submit(gid, BOB.user_id, bob_move)
+    assert manager.get(gid).seats[0].absences == 1
+    clock.advance(TIMER)
+    await manager.check_timers()  # Ann absent twice: her seat is freed
+    assert recorder.of(TurnTimedOut)[-1].outcome == "seat_freed"
+    assert recorder.of(SeatChanged)[-1].change == "freed"
+    rec = await store.load_game(gid)
+    assert rec is not None and rec.status == "finished"  # Bob is the last side standing
+    assert rec.actions[-1] == "resign:0"
+
+
+async def test_a_restart_keeps_deadlines_reminders_and_absences(
+    db_path: Path, clock: ManualClock
+) -> None:
+    store = await Store.open(db_path)
+    m = make_manager(store, clock)
+    await m.start(run_timers=False)
+    await m.set_guild_settings(GUILD, turn_timer=TIMER)
+    gid = await two_player_game(m)
+    clock.advance(TIMER)
+    await m.check_timers()  # Ann timed out once; Bob to move
+    clock.advance(TIMER / 2)
+    await m.check_timers()  # Bob reminded
+    before = m.get(gid)
+    await m.close()
+    await store.close()
+
+    store = await Store.open(db_path)
+    m = make_manager(store, clock)
+    after_recorder = Recorder()
+    m.add_listener(after_recorder)
+    await m.start(run_timers=False)
+    assert m.get(gid) == before
+    assert before.turn_deadline is not None and before.seats[0].absences == 1
+    await m.check_timers()
+    assert after_recorder.of(TurnReminder) == []  # already reminded before the restart
+    clock.advance(TIMER / 2)
+    await m.check_timers()
+    assert after_recorder.of(TurnTimedOut)[-1].seat == 1
+    await m.close()
+    await store.close()

@@ -1,0 +1,218 @@
+"""Turns: only the seat to move plays, every move is committed before it is announced,
+forced passes play themselves, resign / leave / end, and results feed the stats."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+
+from engine import EngineError, IllegalAction, replay
+from engine.manager import (
+    GameManager,
+    GameOver,
+    HandChanged,
+    Moved,
+    SeatChanged,
+    Store,
+    TurnStarted,
+)
+
+from .conftest import ANN, BOB, CAT, CHANNEL, EVE, GUILD, Recorder, play_out, two_player_game
+
+
+async def refused(code: str, call: Any) -> EngineError:
+    with pytest.raises(EngineError) as info:
+        await call
+    assert info.value.code == code, info.value
+    return info.value
+
+
+async def test_the_seat_to_move_plays_and_the_turn_passes(
+    manager: GameManager, recorder: Recorder
+) -> None:
+    gid = await two_player_game(manager)
+    action = next(a for a in manager.observation_for(gid, ANN.user_id)["legal"] if "@" in a)
+    moved = await manager.submit(gid, ANN.user_id, action)
+    assert (moved.seat, moved.action, moved.by, moved.user_id, moved.ply) == (
+        0, action, "player", ANN.user_id, 0)
+    assert moved.placed == action.split("@")[1] and "hand" not in moved.observation
+    assert manager.get(gid).turn == 1
+    # Bob is told it is his turn, with his legal actions; Ann's hand was refilled.
+    assert recorder.of(TurnStarted)[-1].user_id == BOB.user_id
+    assert recorder.of(TurnStarted)[-1].observation["legal"]
+    assert recorder.of(HandChanged)[-1].user_id == ANN.user_id
+
+
+async def test_every_bad_game_call_is_refused_with_a_stable_code(
+    manager: GameManager,
+) -> None:
+    await refused("no_such_game", manager.submit(12345, ANN.user_id, "roll"))
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await refused("game_not_started", manager.submit(lobby.game_id, ANN.user_id, "pass"))
+    await manager.join(CHANNEL, BOB)
+    await manager.start_game(CHANNEL, ANN.user_id)
+    gid = lobby.game_id
+    legal = manager.observation_for(gid, ANN.user_id)["legal"]
+    await refused("not_a_player", manager.submit(gid, EVE.user_id, legal[0]))
+    await refused("not_your_turn", manager.submit(gid, BOB.user_id, legal[0]))
+    err = await refused("malformed", manager.submit(gid, ANN.user_id, "fly to the moon"))
+    assert isinstance(err, IllegalAction)
+    await refused("already_played", manager.submit(gid, ANN.user_id, legal[0],
+                                                   expected_ply=3))
+    await refused("not_host", manager.end(gid, BOB.user_id))
+    await refused("not_a_player", manager.resign(gid, EVE.user_id))
+    assert manager.get(gid).ply == 0  # nothing of that changed the game
+
+
+async def test_an_illegal_action_changes_nothing_and_commits_nothing(
+    manager: GameManager, store: Store
+) -> None:
+    gid = await two_player_game(manager, "dice")
+    before = manager.game_state(gid)
+    seat = manager.get(gid).turn
+    assert seat is not None
+    user = manager.get(gid).seats[seat].user_id
+    assert user is not None
+    await refused("must_roll", manager.submit(gid, user, "place@A1"))
+    assert manager.game_state(gid) == before
+    assert await store.history(gid) == []
+
+
+async def test_a_roll_that_allows_nothing_passes_by_itself_and_is_recorded(
+    manager: GameManager, recorder: Recorder, store: Store
+) -> None:
+    rng = random.Random(3)
+    gid = await two_player_game(manager, "dice")
+    for _ in range(400):
+        if manager.get(gid).status != "playing" or any(
+                m.action == "pass" for m in recorder.of(Moved)):
+            break
+        view = manager.get(gid)
+        assert view.turn is not None
+        user = view.seats[view.turn].user_id
+        assert user is not None
+        obs = manager.observation_for(gid, user)
+        # Nobody is ever asked to click a pointless "pass".
+        assert obs["legal"] != ["pass"]
+        await manager.submit(gid, user, rng.choice(obs["legal"]))
+    passes = [m for m in recorder.of(Moved) if m.action == "pass"]
+    assert passes, "no forced pass came up in 400 moves"
+    assert all(m.by == "auto" for m in passes)
+    log = [a for _, _, a, _ in await store.history(gid)]
+    assert log[passes[0].ply] == "pass"
+    prompts = recorder.of(TurnStarted)
+    assert all(p.observation["legal"] != ["pass"] for p in prompts)
+
+
+async def test_a_whole_game_ends_with_results_and_stats(
+    manager: GameManager, recorder: Recorder, store: Store
+) -> None:
+    gid = await two_player_game(manager, "kids", level="1")
+    await play_out(manager, gid, random.Random(5))
+    over = recorder.of(GameOver)
+    assert len(over) == 1 and over[0].reason is not None
+    assert manager.table_for_channel(CHANNEL) is None
+    await refused("no_such_game", manager.submit(gid, ANN.user_id, "pass"))
+    ann, bob = (await store.stats(ANN.user_id)), (await store.stats(BOB.user_id))
+    assert ann.games == bob.games == 1
+    if over[0].winner is not None:
+        assert ann.wins + bob.wins == 1 and ann.per_kind["kids"].games == 1
+        board = await store.leaderboard(GUILD)
+        assert board[0].wins == 1 and board[0].win_rate == 1.0
+    # The committed log replays to the final state.
+    rec = await store.load_game(gid)
+    assert rec is not None and rec.status == "finished" and rec.snapshot is not None
+    assert replay("kids", 2, rec.seed or 0, rec.actions, **rec.options).to_dict() == \
+        rec.snapshot
+
+
+async def test_resigning_out_of_turn_is_recorded_and_the_last_side_standing_wins(
+    manager: GameManager, recorder: Recorder, store: Store
+) -> None:
+    gid = await two_player_game(manager)
+    await manager.resign(gid, BOB.user_id)  # Ann is to move: Bob resigns out of turn
+    over = recorder.of(GameOver)[-1]
+    assert (over.winner, over.reason, over.winning_seats) == (0, "last_side_standing", (0,))
+    assert [a for _, _, a, _ in await store.history(gid)] == ["resign:1"]
+    assert recorder.of(SeatChanged)[-1].change == "resigned"
+    assert (await store.stats(BOB.user_id)).losses == 1
+
+
+async def test_a_seat_left_with_on_leave_computer_is_played_by_a_computer(
+    manager: GameManager, recorder: Recorder
+) -> None:
+    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, on_leave="computer")
+    await manager.join(CHANNEL, BOB)
+    await manager.join(CHANNEL, CAT)
+    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    await manager.leave_game(gid, BOB.user_id)
+    seat = manager.get(gid).seats[1]
+    assert seat.is_computer and seat.left and seat.level == "medium"
+    assert recorder.of(SeatChanged)[-1].change == "computer"
+    await refused("not_a_player", manager.submit(gid, BOB.user_id, "pass"))
+    # Ann moves; the computer plays Bob's seat; Cat is prompted.
+    await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][0])
+    await manager.settle()
+    assert [m.by for m in recorder.of(Moved)] == ["player", "computer"]
+    assert manager.get(gid).turn == 2
+
+
+async def test_the_host_or_a_moderator_ends_a_game_without_a_result(
+    manager: GameManager, recorder: Recorder, store: Store
+) -> None:
+    gid = await two_player_game(manager)
+    await manager.end(gid, EVE.user_id, is_moderator=True)
+    over = recorder.of(GameOver)[-1]
+    assert (over.reason, over.winner, over.ended_by) == ("ended", None, EVE.user_id)
+    assert (await store.stats(ANN.user_id)).games == 0
+    rec = await store.load_game(gid)
+    assert rec is not None and rec.status == "cancelled"
+
+
+class Exploding:
+    async def on_event(self, event: object) -> None:
+        raise RuntimeError("the Discord API is down")
+
+
+async def test_a_listener_that_raises_never_breaks_the_game(
+    manager: GameManager, recorder: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    manager.remove_listener(recorder)
+    manager.add_listener(Exploding())
+    manager.add_listener(recorder)
+    gid = await two_player_game(manager)
+    await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][0])
+    assert manager.get(gid).ply == 1
+    assert len(recorder.of(Moved)) == 1  # the listener after the broken one still hears
+    assert "the Discord API is down" in caplog.text
+
+
+class Commits:
+    """A listener that checks each move is in the database when it hears of it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.checked = 0
+
+    async def on_event(self, event: object) -> None:
+        if isinstance(event, Moved):
+            log = await self.store.history(event.game_id)
+            assert log[event.ply][2] == event.action
+            self.checked += 1
+
+
+async def test_a_move_is_committed_before_any_listener_hears_of_it(
+    manager: GameManager, store: Store
+) -> None:
+    check = Commits(store)
+    manager.add_listener(check)
+    await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
+    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
+    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
+    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    await play_out(manager, gid, random.Random(1))
+    await asyncio.sleep(0)
+    assert check.checked == len(await store.history(gid)) > 10
