@@ -13,6 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+import aiohttp
 import discord
 
 from engine import EngineError
@@ -275,7 +276,7 @@ class Dealer:
             del kwargs["file"]
         try:
             return await self.channel(table).send(**kwargs)
-        except discord.HTTPException:
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
             log.exception("could not post in channel %d for game %d", table.channel_id,
                           table.game_id)
             return None
@@ -294,7 +295,8 @@ class Dealer:
             self.dm_closed.add(user_id)
             self.dm_open.discard(user_id)
             return False
-        except discord.HTTPException:
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            # not a refusal: the DM may work next time, so the user is not marked closed
             log.exception("could not send a direct message to user %d", user_id)
             return False
         self.dm_open.add(user_id)

@@ -36,19 +36,21 @@ def hand_in(messages: list[FakeMessage]) -> FakeMessage | None:
     return None
 
 
-async def latest_hand(person: Person, after: int = 0) -> FakeMessage:
+async def latest_hand(person: Person, after: int = 0, timeout: float = 5.0) -> FakeMessage:
     """The newest hand by DM among DMs past the first ``after`` (waits for it)."""
-    return await person.server.wait_for(lambda: hand_in(person.dms()[after:]), 5,
+    return await person.server.wait_for(lambda: hand_in(person.dms()[after:]), timeout,
                                         f"{person.name}'s hand by DM")
 
 
-async def choose_first(person: Person, prompt: FakeMessage) -> Interaction:
+async def choose_first(person: Person, prompt: FakeMessage, timeout: float = 5.0
+                       ) -> Interaction:
     """Click the first offered move on a prompt (a button, or the first select option)."""
     buttons = [b for b in prompt.buttons() if b["custom_id"].startswith("seq:play:")]
     if buttons:
-        return await person.click(prompt, buttons[0]["custom_id"])
+        return await person.click(prompt, buttons[0]["custom_id"], timeout=timeout)
     menu = prompt.selects()[0]
-    return await person.select(prompt, menu["custom_id"], [menu["options"][0]["value"]])
+    return await person.select(prompt, menu["custom_id"], [menu["options"][0]["value"]],
+                               timeout=timeout)
 
 
 async def play_from_hand(person: Person, hand: FakeMessage) -> str:

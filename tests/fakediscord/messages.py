@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ class FakeMessage:
     deleted: bool = False
     interaction_id: int | None = None
     edits: int = 0
+    at: float = field(default_factory=time.perf_counter)  # when the bot's request arrived
 
     @property
     def id(self) -> int:

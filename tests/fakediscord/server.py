@@ -541,6 +541,11 @@ class FakeDiscord:
                 else:
                     files.append((getattr(part, "filename", None) or name or "file", bytes(data),
                                   part.headers.get("Content-Type")))
+            # The reader stops at the closing boundary; what follows (a CRLF) must be read
+            # too, or aiohttp closes the keep-alive connection and the client's next request
+            # on it fails with "Server disconnected".
+            while not request.content.at_eof():
+                await request.content.readany()
             return RequestBody(payload, files)
         text = await request.text()
         return RequestBody(json.loads(text) if text else None, [])
