@@ -147,22 +147,41 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
 
 
 class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                    template=r"seq:rematch:(?P<game>\d+)"):
-    """On the final board: a new lobby with the same game and options."""
+                    template=r"seq:rematch:(?P<game>kids|dice):(?P<options>[a-z0-9_=,]*)"):
+    """On the final board: a new lobby with the same game and options.
 
-    def __init__(self, game_id: int, label: str = "?") -> None:
+    The finished game is gone from the manager, so the custom_id carries what a new lobby
+    needs (e.g. ``seq:rematch:dice:sequence_length=5,teams=1``).
+    """
+
+    def __init__(self, game: str, options: dict[str, Any], label: str = "?") -> None:
+        encoded = ",".join(f"{k}={int(v) if isinstance(v, bool) else v}"
+                           for k, v in sorted(options.items()) if v is not None)
         super().__init__(discord.ui.Button(label=label, emoji="🔁",
                                            style=discord.ButtonStyle.success,
-                                           custom_id=f"seq:rematch:{game_id}"))
-        self.game_id = game_id
+                                           custom_id=f"seq:rematch:{game}:{encoded}"[:100]))
+        self.game, self.options = game, dict(options)
+
+    @staticmethod
+    def decode(text: str) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        for pair in filter(None, text.split(",")):
+            key, _, value = pair.partition("=")
+            if key == "teams":
+                options[key] = value == "1"
+            elif key == "sequence_length" and value.isdigit():
+                options[key] = int(value)
+            elif key == "level":
+                options[key] = value
+        return options
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: re.Match[str]) -> RematchButton:
-        return cls(int(match["game"]))
+        return cls(match["game"], cls.decode(match["options"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).rematch(interaction, self.game_id)
+        await dealer_of(interaction).rematch(interaction, self.game, self.options)
 
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

@@ -8,6 +8,7 @@ replies. Pictures are drawn in a worker thread so the event loop never waits on 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Callable
@@ -424,7 +425,7 @@ class Dealer:
                 lines.append(t("over.line", lang, spaces=", ".join(obs["winning_line"])))
         lines.append(t("over.rematch", lang))
         view = discord.ui.View(timeout=None)
-        view.add_item(RematchButton(table.game_id, t("button.rematch", lang)))
+        view.add_item(RematchButton(table.game, dict(table.options), t("button.rematch", lang)))
         await self.post(table, content="\n".join(lines),
                         file=await self.board_file(obs, table, lang), view=view,
                         allowed_mentions=NO_MENTIONS)
@@ -581,10 +582,10 @@ class Dealer:
 
         await self.guarded(interaction, work, "roll")
 
-    async def rematch(self, interaction: discord.Interaction, game_id: int) -> None:
+    async def rematch(self, interaction: discord.Interaction, game: str,
+                      options: dict[str, Any]) -> None:
         async def work() -> None:
-            old = self.manager.get(game_id)
-            await self.open_lobby(interaction, old.game, dict(old.options))
+            await self.open_lobby(interaction, game, options)
 
         await self.guarded(interaction, work, "rematch")
 
@@ -594,13 +595,20 @@ class Dealer:
         user = interaction.user
         lang = self.lang(interaction)
         await interaction.response.defer(thinking=True)
-        table = await self.manager.create_lobby(
-            game, options, Player(user.id, user.display_name), interaction.guild_id,
-            interaction.channel_id or 0)
+        try:
+            table = await self.manager.create_lobby(
+                game, options, Player(user.id, user.display_name), interaction.guild_id,
+                interaction.channel_id or 0)
+        except Exception:
+            # the public "thinking..." placeholder must not stay behind a refusal
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+            raise
         glang = self.guild_lang(table.guild_id)
         embed, view = self.lobby_message(table, glang)
-        message = await interaction.followup.send(embed=embed, view=_stopped(view) if view
-                                                  else discord.utils.MISSING, wait=True)
+        # fill in the "thinking..." placeholder: it becomes the lobby message
+        message = await interaction.edit_original_response(
+            embed=embed, view=_stopped(view) if view else None)
         self.lobby_messages[table.game_id] = (message.channel.id, message.id)
         if not await self.check_dms(table, user.id, lang):
             await self.reply(interaction, t("dm.closed.reply", lang))

@@ -58,13 +58,15 @@ async def play_from_hand(person: Person, hand: FakeMessage) -> str:
 
     Returns the custom_id of the card played.
     """
+    refusals = []
     for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
         prompt = await (await person.click(hand, card_id)).reply()
         if not list(prompt.components()):
+            refusals.append(prompt.content)
             continue  # refused (e.g. a dead card with no exchange left): try the next card
         await (await choose_first(person, prompt)).wait_ack()
         return card_id
-    raise ClientRefused(f"{person.name} found no playable card")
+    raise ClientRefused(f"{person.name} found no playable card in {hand!r}: {refusals}")
 
 
 # -- ways to take a turn -----------------------------------------------------------------

@@ -111,3 +111,18 @@ async def test_a_player_with_closed_dms_plays_through_the_ephemeral_hand(world: 
     # the bot tried Bob's DMs once or twice, never in a loop
     dm_sends = [r for r in fake.requests if r.status == 403]
     assert 1 <= len(dm_sends) <= 2
+
+
+async def test_rematch_opens_a_new_lobby_and_a_busy_channel_is_refused(world: World) -> None:
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await open_lobby(world)
+    busy = await (await world["Bob"].slash("sequence new", game="dice")).reply()
+    assert busy.ephemeral and "already has a lobby or a game" in busy.content
+    assert not [m for m in fake.visible_messages(channel) if m.loading], "no thinking left"
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]], turn_from_dm)
+    rematch = await (await world["Bob"].click(final, label="Rematch")).reply()
+    assert "Bob" in rematch.text and rematch.button(label="Join") and not rematch.ephemeral
+    await (await world["Alice"].click(rematch, label="Join")).wait_ack()
+    await fake.wait_for(lambda: "Alice" in rematch.text, 5, "Alice seated again")
