@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench tournament clean
+.PHONY: run test lint typecheck pytest bench tournament demo reliability clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,15 @@ bench: $(STAMP)
 # Computer players against each other (bounded; see tools/tournament.py for options).
 tournament: $(STAMP)
 	$(PY) -m tools.tournament $(TOURNAMENT_ARGS)
+
+# A whole game between computer players through the game manager, printed to the console;
+# board images and a replay GIF land in demo/.
+demo: $(STAMP)
+	$(PY) -m tools.demo
+
+# The crash-safety test with 60 SIGKILLs instead of the quick dozen in `make test`.
+reliability: $(STAMP)
+	CRASH_KILLS=60 $(PY) -m pytest -q -s tests/manager/test_crash.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

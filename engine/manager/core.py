@@ -195,6 +195,10 @@ class GameManager:
     def get(self, game_id: int) -> TableView:
         return self._table(game_id).view()
 
+    def is_active(self, game_id: int) -> bool:
+        """True while the game is a lobby or in play."""
+        return game_id in self._tables
+
     def tables(self) -> list[TableView]:
         return [t.view() for t in self._tables.values()]
 
