@@ -431,23 +431,24 @@ class GameManager:
 
     async def resign(self, game_id: int, user_id: int) -> TableView:
         """Give up, in turn or out of turn: the seat is skipped from now on."""
-        return await self._quit(game_id, user_id, hand_over=False)
+        return await self._quit(game_id, user_id, hand_over=False, change="resigned")
 
     async def leave_game(self, game_id: int, user_id: int) -> TableView:
         """Leave mid-game: skipped like a resignation, or, if the lobby chose
         ``on_leave="computer"``, a computer player takes the seat and plays on."""
         table = self._table(game_id)
-        return await self._quit(game_id, user_id, hand_over=table.on_leave == "computer")
+        return await self._quit(game_id, user_id, hand_over=table.on_leave == "computer",
+                                change="left")
 
-    async def _quit(self, game_id: int, user_id: int, *, hand_over: bool) -> TableView:
+    async def _quit(self, game_id: int, user_id: int, *, hand_over: bool,
+                    change: str) -> TableView:
         table = self._table(game_id)
         async with table.lock:
             self._game_of(table)
             seat = table.person_seat(user_id)
             if seat is None:
                 raise refuse("not_a_player", "You are not playing in this game.")
-            await self._free_seat(table, seat, hand_over=hand_over,
-                                  change="left" if hand_over else "resigned")
+            await self._free_seat(table, seat, hand_over=hand_over, change=change)
             await self._settle_forced(table)
         self._kick(table)
         await self._flush(table)
