@@ -329,6 +329,8 @@ class Dealer:
             await handler(self, event)
 
     async def _lobby_changed(self, event: LobbyChanged) -> None:
+        if event.reason == "created":
+            return  # the reply to /sequence new (or Rematch) is the lobby message
         await self.refresh_lobby(event.table)
 
     async def _lobby_cancelled(self, event: LobbyCancelled) -> None:

@@ -126,3 +126,11 @@ async def test_rematch_opens_a_new_lobby_and_a_busy_channel_is_refused(world: Wo
     assert "Bob" in rematch.text and rematch.button(label="Join") and not rematch.ephemeral
     await (await world["Alice"].click(rematch, label="Join")).wait_ack()
     await fake.wait_for(lambda: "Alice" in rematch.text, 5, "Alice seated again")
+
+
+async def test_a_new_lobby_is_one_message(world: World) -> None:
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    lobbies = [m for m in world.discord.visible_messages(world.guild.channel_id)
+               if "a new game" in m.text]
+    assert lobbies == [lobby]
