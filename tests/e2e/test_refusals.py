@@ -138,3 +138,23 @@ async def test_a_second_click_on_an_old_move_button_does_not_move_again(world: W
     again = await (await mover.click(copy, spaces[0])).reply()
     await refused(again, "already played")
     assert ply(world, game) == after_first
+
+
+async def test_an_unexpected_error_is_logged_and_answered_with_an_apology(
+        world: World, monkeypatch, caplog) -> None:
+    game = await two_player_game(world)
+    board = boards(world.discord, world.guild.channel_id)[-1]
+    mover = world["Alice"] if whose_turn(board) == world["Alice"].id else world["Bob"]
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("the database fell over")
+
+    monkeypatch.setattr(world.bot.manager, "submit", broken)
+    cards = await mover.autocomplete("sequence play", "card", "")
+    spaces = await mover.autocomplete("sequence play", "space", "", card=cards[0]["value"])
+    before = ply(world, game)
+    reply = await (await mover.slash("sequence play", card=cards[0]["value"],
+                                     space=spaces[0]["value"] if spaces else "A1")).reply()
+    await refused(reply, "Sorry, something went wrong")
+    assert ply(world, game) == before
+    assert "the database fell over" in caplog.text and "/sequence play failed" in caplog.text
