@@ -73,7 +73,7 @@ class ConsoleListener:
                      event.action, extra, "  [forced]" if event.by == "auto" else "")
             if event.placed or event.removed:
                 await self.draw(obs, f"ply{event.ply:03d}")
-        elif isinstance(event, HandChanged):
+        elif isinstance(event, HandChanged) and "hand" in event.observation:
             log.info("  (DM to %s: hand %s)", self.names[event.seat],
                      event.observation.get("hand"))
         elif isinstance(event, TurnStarted):

@@ -99,6 +99,24 @@ async def test_repeated_absence_frees_the_seat_and_the_last_side_standing_wins(
     assert rec.actions[-1] == "resign:0"
 
 
+async def test_moving_yourself_clears_your_absences(
+    manager: GameManager, clock: ManualClock
+) -> None:
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER, absences_to_free=2,
+                                     timeout_action="skip")
+    gid = await two_player_game(manager)
+    clock.advance(TIMER)
+    await manager.check_timers()  # Ann absent once
+    await manager.submit(gid, BOB.user_id, manager.observation_for(gid, 2)["legal"][-1])
+    await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][-1])
+    assert manager.get(gid).seats[0].absences == 0
+    await manager.submit(gid, BOB.user_id, manager.observation_for(gid, 2)["legal"][-1])
+    clock.advance(TIMER)
+    await manager.check_timers()  # absent once again, not twice: still playing
+    view = manager.get(gid)
+    assert view.seats[0].absences == 1 and not view.seats[0].resigned
+
+
 async def test_a_restart_keeps_deadlines_reminders_and_absences(
     db_path: Path, clock: ManualClock
 ) -> None:
