@@ -41,13 +41,16 @@ async def _play(fake, channel_id: int, host, guest, acks: list[float], boards_ms
     await fake.wait_for(lambda: guest.name in lobby.text, 30, "the guest seated")
     await (await host.click(lobby, label="Start", timeout=30)).wait_ack(30)
     people = {host.id: host, guest.id: guest}
+    seen_dms: dict[int, int] = {}
     for _ in range(MOVES_PER_GAME):
         posted = await fake.wait_for(lambda: boards(fake, channel_id), 30, "a board")
         board = posted[-1]
         mover = people.get(whose_turn(board) or 0)
         if mover is None:
             return  # the game is over
-        hand = await latest_hand(mover, timeout=30)
+        # the hand that came after this player's own last move (it may still be on its way)
+        hand = await latest_hand(mover, seen_dms.get(mover.id, 0), timeout=30)
+        seen_dms[mover.id] = len(mover.dms())
         prompt = None
         for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
             prompt = await (await mover.click(hand, card, timeout=30)).reply(timeout=30)

@@ -122,7 +122,9 @@ class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
         return cls(int(match["game"]), int(match["ply"]), int(match["part"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        values = (interaction.data or {}).get("values") or []  # type: ignore[union-attr]
+        # the dynamic item is not the view's own select, so read the choice from the payload
+        values: list[Any] = list(cast("dict[str, Any]", interaction.data or {}).get("values")
+                                 or [])
         action = str(values[0]) if values else ""
         await dealer_of(interaction).play_click(interaction, self.game_id, action, self.ply)
 

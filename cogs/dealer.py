@@ -354,10 +354,10 @@ class Dealer:
                 if message is not None:
                     self.lobby_messages[table.game_id] = (table.channel_id, message.id)
             return
-        message = self.channel(table).get_partial_message(where[1])
+        lobby = self.channel(table).get_partial_message(where[1])
         try:
-            await message.edit(embed=embed, view=_stopped(view) if view else None)
-        except discord.HTTPException:
+            await lobby.edit(embed=embed, view=_stopped(view) if view else None)
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
             log.exception("could not update the lobby message of game %d", table.game_id)
 
     async def _game_started(self, event: GameStarted) -> None:
@@ -555,6 +555,8 @@ class Dealer:
         await self.guarded(interaction, work, "move button")
 
     def describe(self, action: str, lang: str) -> str:
+        if action == "roll":
+            return t("button.roll", lang)
         kind, _, space = action.partition("@")
         if kind.startswith("dead:"):
             return t("button.exchange", lang, card=i18n.card(kind[5:], lang))

@@ -25,10 +25,12 @@ from .i18n import t
 
 log = logging.getLogger(__name__)
 
-GAME_CHOICES = [Choice(name=L("choice.kids"), value="kids"),
+GAME_CHOICES: list[Choice[str]] = [Choice(name=L("choice.kids"), value="kids"),
                 Choice(name=L("choice.dice"), value="dice")]
-LEVEL_CHOICES = [Choice(name=L(f"choice.level.{v}"), value=v) for v in ("1", "2", "3", "normal")]
-LENGTH_CHOICES = [Choice(name=L(f"choice.length.{v}"), value=v) for v in (5, 6)]
+LEVEL_CHOICES: list[Choice[str]] = [Choice(name=L(f"choice.level.{v}"), value=v)
+                                    for v in ("1", "2", "3", "normal")]
+LENGTH_CHOICES: list[Choice[int]] = [Choice(name=L(f"choice.length.{v}"), value=v)
+                                     for v in (5, 6)]
 
 
 def _card_ids() -> dict[str, str]:
@@ -72,7 +74,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.describe(game=L("opt.game.description"), level=L("opt.level.description"),
                            sequence_length=L("opt.sequence_length.description"),
                            teams=L("opt.teams.description"))
-    @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES, sequence_length=LENGTH_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES, sequence_length=LENGTH_CHOICES)  # type: ignore[misc]  # str and int choices
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction, game: str, level: str | None = None,
                   sequence_length: int | None = None, teams: bool | None = None) -> None:
@@ -247,6 +249,19 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                 view=view, allowed_mentions=discord.AllowedMentions.none())
 
         await self.dealer.guarded(interaction, work, "/sequence board")
+
+    @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
+    @app_commands.guild_only()
+    async def hint(self, interaction: discord.Interaction) -> None:
+        async def work() -> None:
+            table = self._table_here(interaction)
+            lang = self.dealer.lang(interaction)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            action = await self.manager.hint(table.game_id, interaction.user.id)
+            await self.dealer.reply(interaction, t("reply.hint", lang,
+                                                   move=self.dealer.describe(action, lang)))
+
+        await self.dealer.guarded(interaction, work, "/sequence hint")
 
     @app_commands.command(name=L("cmd.resign.name"), description=L("cmd.resign.description"))
     @app_commands.guild_only()

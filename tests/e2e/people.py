@@ -71,8 +71,16 @@ async def play_from_hand(person: Person, hand: FakeMessage) -> str:
 
 # -- ways to take a turn -----------------------------------------------------------------
 
+_dms_before_last_move: dict[int, int] = {}
+
+
 async def turn_from_dm(person: Person, board: FakeMessage) -> None:
-    await play_from_hand(person, await latest_hand(person))
+    """Play from the hand DM. After each of your moves a new hand comes (you drew, or your
+    hand shrank), so wait for that one rather than read the old one, as a person would."""
+    after = _dms_before_last_move.get(person.id, 0)
+    hand = await latest_hand(person, after)
+    _dms_before_last_move[person.id] = len(person.dms())
+    await play_from_hand(person, hand)
 
 
 async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:

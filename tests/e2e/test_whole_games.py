@@ -6,6 +6,7 @@ from tests.e2e.conftest import World
 from tests.e2e.people import (
     assert_no_hand_in_public,
     boards,
+    choose_first,
     play_until_over,
     turn_by_roll,
     turn_by_slash_command,
@@ -69,7 +70,17 @@ async def test_sequence_dice_in_two_teams_of_two(world: World) -> None:
     await join(world, lobby, "Bob", "Carol", "Dan")
     await start(world, lobby)
     people = [world[n] for n in ("Alice", "Bob", "Carol", "Dan")]
-    final = await play_until_over(fake, channel, people, turn_by_roll)
+
+    async def turn(person, board):  # Alice and Carol type /sequence roll; the others click
+        if person in (world["Alice"], world["Carol"]):
+            prompt = await (await person.slash("sequence roll")).reply()
+            assert prompt.ephemeral and "rolled" in prompt.content
+            if list(prompt.components()):
+                await (await choose_first(person, prompt)).wait_ack()
+        else:
+            await turn_by_roll(person, board)
+
+    final = await play_until_over(fake, channel, people, turn)
     assert " & " in final.content, "a team wins together"
     assert "rolled" in "\n".join(b.content for b in boards(fake, channel))
 
@@ -134,3 +145,15 @@ async def test_a_new_lobby_is_one_message(world: World) -> None:
     lobbies = [m for m in world.discord.visible_messages(world.guild.channel_id)
                if "a new game" in m.text]
     assert lobbies == [lobby]
+
+
+async def test_a_hint_suggests_a_legal_move_privately(world: World) -> None:
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    table = world.bot.manager.table_for_channel(world.guild.channel_id)
+    mover = world["Alice"] if table.turn == 0 else world["Bob"]
+    legal = world.bot.manager.observation_for(table.game_id, mover.id)["legal"]
+    hint = await (await mover.slash("sequence hint")).reply()
+    assert hint.ephemeral and hint.content.startswith("Try this: ")
+    assert any(a.split("@")[-1] in hint.content for a in legal)
