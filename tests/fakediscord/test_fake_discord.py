@@ -181,3 +181,29 @@ async def test_everything_the_bot_sent_is_recorded(fake: FakeDiscord, tiny: Tiny
     assert callbacks[-1].files and callbacks[-1].files[0][1].startswith(b"\x89PNG")
     assert any(f.get("op") == 2 for f in fake.gateway_received)
     assert all(fake.token not in str(r.body) for r in fake.requests)
+
+
+async def test_an_auto_sharded_bot_finds_the_gateway_through_gateway_bot(fake: FakeDiscord
+                                                                        ) -> None:
+    import discord
+    from discord.ext import commands
+
+    bot = commands.AutoShardedBot(command_prefix=commands.when_mentioned,
+                                  intents=discord.Intents.default(), guild_ready_timeout=0.01)
+    async with running(bot, fake):
+        assert bot.shard_count == 1 and bot.is_ready()
+    assert any(r.path == "/gateway/bot" for r in fake.requests)
+
+
+async def test_with_the_members_intent_every_member_arrives_without_chunking(
+        fake: FakeDiscord) -> None:
+    import discord
+    from discord.ext import commands
+
+    intents = discord.Intents.default()
+    intents.members = True
+    bot = commands.Bot(command_prefix=commands.when_mentioned, intents=intents,
+                       guild_ready_timeout=0.01)
+    async with running(bot, fake):
+        guild = bot.guilds[0]
+        assert guild.chunked and {m.name for m in guild.members} >= {"Alice", "Bob"}
