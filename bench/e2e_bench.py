@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import resource
 import signal
 import statistics
 import sys
@@ -82,6 +83,8 @@ async def _bench(games: int) -> dict[str, float]:
                    "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
                    "DATABASE_PATH": str(Path(tmp) / "bench.db"), "LOG_LEVEL": "WARNING",
                    "COMPUTER_DELAY": "0"}
+            children_before = _cpu(resource.RUSAGE_CHILDREN)
+            self_before = _cpu(resource.RUSAGE_SELF)
             profile = os.environ.get("E2E_BENCH_PROFILE")  # a file: cProfile the bot there
             python = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else [])]
             bot = await asyncio.create_subprocess_exec(
@@ -101,13 +104,23 @@ async def _bench(games: int) -> dict[str, float]:
                 _, err = await asyncio.wait_for(bot.communicate(), 60)
                 if bot.returncode != 0:
                     print(err.decode()[-3000:], file=sys.stderr)
+            bot_cpu = _cpu(resource.RUSAGE_CHILDREN) - children_before
+            fake_cpu = _cpu(resource.RUSAGE_SELF) - self_before
     return {
         "e2e_ack_ms_p50": round(statistics.median(acks), 2),
         "e2e_ack_ms_p99": round(_quantile(acks, 0.99), 2),
         "e2e_move_ms_p50": round(statistics.median(boards_ms), 2),
         "e2e_move_ms_p99": round(_quantile(boards_ms, 0.99), 2),
         "e2e_moves_per_s": round(len(boards_ms) / elapsed, 1),
+        # CPU per move (whole run, lobbies included): the bot process, and the fake + people
+        "e2e_bot_cpu_ms_per_move": round(bot_cpu * 1000 / len(boards_ms), 1),
+        "e2e_fake_cpu_ms_per_move": round(fake_cpu * 1000 / len(boards_ms), 1),
     }
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run() -> dict[str, float]:
@@ -116,7 +129,7 @@ def run() -> dict[str, float]:
     loaded = asyncio.run(_bench(GAMES))
     alone = asyncio.run(_bench(1))
     return {**loaded, **{k.replace("e2e_", "e2e_one_game_"): v for k, v in alone.items()
-                         if "per_s" not in k}}
+                         if k.endswith(("_p50", "_p99"))}}
 
 
 if __name__ == "__main__":
