@@ -35,13 +35,16 @@ def new_game(game: str, seats: int, seed: int, **options: Any) -> Game:
 
 
 def replay(game: str, seats: int, seed: int, history: Iterable[str], **options: Any) -> Game:
-    """Play ``history`` (actions, ``resign:N`` and ``skip`` entries) on a new game."""
+    """Play ``history`` (actions, and the ``resign:N``, ``computer:N`` and ``skip`` entries)
+    on a new game."""
     g = new_game(game, seats, seed, **options)
     for entry in history:
         if entry == "skip":
             g.skip()
         elif entry.startswith("resign:"):
             g.resign(int(entry[7:]))
+        elif entry.startswith("computer:"):
+            g.hand_over(int(entry[9:]))
         else:
             g.apply(entry)
     return g

@@ -102,6 +102,20 @@ class Game(ABC):
         if self.current == seat:
             self.end_turn_without_move(played=False)
 
+    def hand_over(self, seat: int) -> None:
+        """From now on a computer player plays ``seat`` (its player left the table).
+
+        Nothing in the game changes; the history entry ``computer:N`` keeps the history a
+        full account of the table, so a replay or a restore knows who played what."""
+        if self.is_over:
+            raise IllegalAction("game_over", "The game is over.")
+        if not (isinstance(seat, int) and 0 <= seat < self.seats):
+            raise IllegalAction("no_such_seat", f"There is no seat {seat!r}.", seat=str(seat))
+        if self.resigned[seat]:
+            raise IllegalAction("already_resigned", f"Seat {seat + 1} has already left.",
+                                seat=seat)
+        self.history.append(f"computer:{seat}")
+
     def skip(self) -> None:
         """The seat to move loses its turn (a turn timer ran out): no card, no chip."""
         if self.is_over:

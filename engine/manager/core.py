@@ -633,8 +633,16 @@ class GameManager:
             record.level = TAKEOVER_LEVEL
             record.absences = 0
             turn = game.current_seat
-            # No engine entry: the game itself does not change, only who plays the seat.
-            await self._commit(table, turn, len(game.history), seat, seats_changed=True)
+            ply = len(game.history)
+            # The game itself does not change, only who plays the seat; the engine's
+            # history records it (computer:N) so a replay tells the whole story.
+            game.hand_over(seat)
+            try:
+                await self._commit(table, turn, ply, seat, seats_changed=True)
+            except BaseException:
+                table.game = replay(table.kind, len(table.seats), game.seed,
+                                    game.history[:ply], **table.options)
+                raise
             table.outbox.append(SeatChanged(table.view(), seat, user_id, "computer"))
             return
         record.left = change != "resigned"

@@ -170,6 +170,22 @@ def test_resigning_twice_or_for_no_seat_is_refused() -> None:
     assert e.value.code == "no_such_seat"
 
 
+def test_a_seat_handed_to_a_computer_is_in_the_history_and_changes_nothing_else() -> None:
+    g = kids(3)
+    before = g.to_dict()
+    g.hand_over(1)
+    after = g.to_dict()
+    assert after.pop("history") == ["computer:1"]
+    before.pop("history")
+    assert after == before
+    again = engine.replay("kids", 3, 1, g.history)
+    assert again.history == ["computer:1"]
+    g.resign(2)
+    with pytest.raises(IllegalAction) as e:
+        g.hand_over(2)
+    assert e.value.code == "already_resigned"
+
+
 def test_a_skipped_turn_places_nothing_and_moves_on() -> None:
     g = kids(2, hands={0: ["fox", "wolf", "camel"]})
     hand = list(g.hands[0])
@@ -230,6 +246,7 @@ def test_replaying_the_history_on_the_same_seed_gives_an_equal_game() -> None:
     g = engine.new_game("kids", 4, 5, teams=True)
     for i in range(12):
         g.apply(g.legal_actions()[i % len(g.legal_actions())])
+    g.hand_over(1)
     g.resign(3)
     g.skip()
     again = engine.replay("kids", 4, 5, g.history, teams=True)

@@ -152,6 +152,8 @@ async def test_a_seat_left_with_on_leave_computer_is_played_by_a_computer(
     seat = manager.get(gid).seats[1]
     assert seat.is_computer and seat.left and seat.level == "medium"
     assert recorder.of(SeatChanged)[-1].change == "computer"
+    # The hand-over is in the engine's history and the action log, so a replay knows it.
+    assert [a for _, _, a, _ in await manager.store.history(gid)] == ["computer:1"]
     await refused("not_a_player", manager.submit(gid, BOB.user_id, "pass"))
     # Ann moves; the computer plays Bob's seat; Cat is prompted.
     await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][0])
