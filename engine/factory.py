@@ -39,12 +39,5 @@ def replay(game: str, seats: int, seed: int, history: Iterable[str], **options: 
     on a new game."""
     g = new_game(game, seats, seed, **options)
     for entry in history:
-        if entry == "skip":
-            g.skip()
-        elif entry.startswith("resign:"):
-            g.resign(int(entry[7:]))
-        elif entry.startswith("computer:"):
-            g.hand_over(int(entry[9:]))
-        else:
-            g.apply(entry)
+        g.apply_entry(entry)
     return g

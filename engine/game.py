@@ -82,6 +82,18 @@ class Game(ABC):
         self.play(move)
         self.history.append(self.move_text(move))
 
+    def apply_entry(self, entry: str) -> None:
+        """Apply one entry of a history: an action, or ``resign:N``, ``computer:N``, ``skip``.
+        Replays (the store's check, the replay animation) go through here."""
+        if entry == "skip":
+            self.skip()
+        elif entry.startswith("resign:"):
+            self.resign(_seat_number(entry[7:]))
+        elif entry.startswith("computer:"):
+            self.hand_over(_seat_number(entry[9:]))
+        else:
+            self.apply(entry)
+
     def resign(self, seat: int) -> None:
         """A player leaves or resigns, in turn or out of turn. Their chips stay; their seat is
         skipped from now on; when only one side has players left, that side wins."""
@@ -282,3 +294,9 @@ class Game(ABC):
 
     @abstractmethod
     def load_state(self, d: dict[str, Any]) -> None: ...
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit():
+        raise IllegalAction("malformed", f"{text!r} is not a seat number.", action=text)
+    return int(text)
