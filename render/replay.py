@@ -33,12 +33,9 @@ def replay_frames(game_kind: str, seats: int, seed: int, history: Iterable[str],
         if len(frames) >= MAX_FRAMES:
             log.warning("replay cut at %d frames", MAX_FRAMES)
             break
-        if entry == "skip":
-            game.skip()
-        elif entry.startswith("resign:"):
-            game.resign(int(entry[len("resign:"):]))
-        else:
-            game.apply(entry)
+        game.apply_entry(entry)
+        if entry.startswith("computer:"):
+            continue  # who plays a seat changed; the board did not
         frames.append(board_image(game.observation(None), names=names, lang=lang, cell=cell))
     if not frames:
         frames.append(board_image(game.observation(None), names=names, lang=lang, cell=cell))
