@@ -24,9 +24,19 @@ LANGUAGES = ("en", "no")
 
 @cache
 def catalogue(lang: str) -> dict[str, str]:
-    """Every string of one language, by key."""
-    with (LOCALE_DIR / f"{lang}.json").open(encoding="utf-8") as f:
-        return dict(json.load(f))
+    """Every string of one language, by key: ``data/locales/<lang>.json`` and then any
+    ``data/locales/<lang>/*.json`` (one file per feature, so features do not all edit one
+    file). A key defined twice is an error."""
+    files = [LOCALE_DIR / f"{lang}.json", *sorted((LOCALE_DIR / lang).glob("*.json"))]
+    merged: dict[str, str] = {}
+    for path in files:
+        with path.open(encoding="utf-8") as f:
+            part = dict(json.load(f))
+        twice = sorted(set(part) & set(merged))
+        if twice:
+            raise ValueError(f"{path.name} defines {twice} again")
+        merged.update(part)
+    return merged
 
 
 def lang_of(locale: discord.Locale | str | None) -> str:
