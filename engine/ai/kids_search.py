@@ -8,9 +8,12 @@ random numbers: the comparison measures the moves, not the luck of the deal). A 
 1 for a win, 0.5 for a draw, 0 for a loss, or a static estimate when the playout is cut.
 
 Candidates are the medium player's best few moves (only the ways of stopping it when an
-opponent can win next turn). The budget is spent by sequential halving: equal shares per
-round, the worse half dropped after each round. Statistics live at the root only, shared
-across deals: the root of single-observer information-set MCTS. A deeper tree buys little
+opponent can win next turn). The medium player's first choice is the default: another
+move is played only if, over the same deals, it did better by more than 1.5 standard
+errors of the paired differences (the noise of a small budget must not cost games).
+The budget is spent by sequential halving: equal shares per round, the worse half of the
+other moves dropped after each round. Statistics live at the root only, shared across
+deals: the root of single-observer information-set MCTS. A deeper tree buys little
 here: what the others hold is re-dealt every iteration, so deeper nodes would see few
 consistent deals within a 300 ms budget.
 
@@ -30,6 +33,7 @@ from .kids_policy import BLOCK_BONUS, WIN_SCORE, evaluate, playout_move, score_m
 
 CANDIDATES = 8
 PLAYOUT_TURNS = 30  # plies after which a playout is scored by ``evaluate``
+CONFIDENCE = 1.5  # standard errors by which a move must beat the default to replace it
 
 
 @dataclass
@@ -84,13 +88,20 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
     survivors = blocks[:CANDIDATES] if blocks else ranked[:CANDIDATES]
     if len(survivors) == 1:
         return SearchResult(survivors[0], 0, {}, {})
+    # The medium player's choice is the default; the search has to show, on the same
+    # deals, that another move is better by more than its noise before it is played.
+    default = survivors[0]
     visits = dict.fromkeys(survivors, 0)
     totals = dict.fromkeys(survivors, 0.0)
+    # Per move: the sum and the sum of squares of (its result - the default's result),
+    # over the deals both were played on.
+    diff_sum = dict.fromkeys(survivors, 0.0)
+    diff_sq = dict.fromkeys(survivors, 0.0)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     # Sequential halving: each round spends an equal share of the budget, then the
-    # worse half of the moves is dropped. Within a round every surviving move is played
-    # on the same deals with the same chance afterwards (common random numbers), so the
-    # comparison measures the moves, not the luck of the deal.
+    # worse half of the moves is dropped (never the default). Every surviving move is
+    # played on the same deals with the same chance afterwards (common random numbers),
+    # so the comparison measures the moves, not the luck of the deal.
     rounds = max(1, math.ceil(math.log2(len(survivors))))
     done = 0
     out_of_time = False
@@ -99,6 +110,7 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
         for _ in range(deals):
             game = base if oracle else redeal(base, seat, rng)
             chance = rng.getrandbits(64)
+            results: dict[int, float] = {}
             for move in survivors:
                 g = game.copy()
                 g.rng = GameRng(chance)
@@ -108,20 +120,33 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
                 while g.winner is None and not g.draw and turns < PLAYOUT_TURNS:
                     g.play(playout_move(g, playout_rng))
                     turns += 1
+                result = evaluate(g, side)
+                results[move] = result
                 visits[move] += 1
-                totals[move] += evaluate(g, side)
+                totals[move] += result
                 done += 1
+            for move in survivors:
+                d = results[move] - results[default]
+                diff_sum[move] += d
+                diff_sq[move] += d * d
             if deadline is not None and time.perf_counter() > deadline:
                 out_of_time = True
                 break
         if out_of_time or round_no == rounds - 1:
             break
-        ordered = sorted(survivors, key=lambda m: (-totals[m] / visits[m], -scores[m], m))
-        survivors = ordered[: max(2, (len(ordered) + 1) // 2)] if len(ordered) > 2 \
-            else ordered[:1]
-        if len(survivors) == 1:
-            break
-    chosen = max(survivors, key=lambda m: (totals[m] / visits[m] if visits[m] else 0.0,
-                                           scores[m], -m))
+        others = sorted((m for m in survivors if m != default),
+                        key=lambda m: (-totals[m] / visits[m], -scores[m], m))
+        survivors = [default, *others[: max(1, len(others) // 2)]]
+    chosen = default
+    best_margin = 0.0
+    n = visits[default]
+    for move in survivors:
+        if move == default or n < 4:
+            continue
+        mean = diff_sum[move] / n
+        var = max(diff_sq[move] / n - mean * mean, 1e-9)
+        margin = mean - CONFIDENCE * math.sqrt(var / n)
+        if margin > best_margin:
+            chosen, best_margin = move, margin
     return SearchResult(chosen, done, visits,
                         {m: totals[m] / visits[m] for m in visits if visits[m]})
