@@ -141,6 +141,39 @@ class LeaderRow:
         return self.wins / self.games if self.games else 0.0
 
 
+@dataclass(frozen=True)
+class ResultLine:
+    """One finished game of one player, for streaks and favourite colours."""
+
+    game_id: int
+    kind: str
+    side: int
+    outcome: str  # "win", "loss" or "draw"
+    finished_at: float
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    """The record of the computer players of one level (they are never ranked with people)."""
+
+    level: str
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class TableManners:
+    """How a server's games sit in its channels (settings of the Discord layer)."""
+
+    guild_id: int
+    own_thread: bool = False
+    tidy_boards: bool = False
+
+
 def migration_files(folder: Path = MIGRATIONS) -> list[tuple[int, Path]]:
     """The numbered migrations, in order; a gap or a duplicate number is a bug."""
     found: list[tuple[int, Path]] = []
@@ -581,6 +614,96 @@ class Store:
                 + " GROUP BY user_id ORDER BY wins DESC, CAST(wins AS REAL) / games DESC,"
                 " games DESC, user_id LIMIT ?", params)
         return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
+
+    async def results_of(
+        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None
+    ) -> list[ResultLine]:
+        """A person's finished games, newest first (for the current streak and colours)."""
+        where, params = ["user_id = ?"], [user_id]
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)  # type: ignore[arg-type]
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT game_id, kind, side, outcome, finished_at FROM results WHERE "
+                + " AND ".join(where) + " ORDER BY finished_at DESC, game_id DESC", params)
+        return [ResultLine(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    async def ranking(
+        self, guild_id: int | None, *, kind: str | None = None, min_games: int = 1,
+        limit: int = 10,
+    ) -> list[LeaderRow]:
+        """People with at least ``min_games`` games, best win rate first (then wins).
+
+        Unlike ``leaderboard`` (most wins first), a newcomer with few games cannot top it
+        by luck, and a keen player does not top it by volume alone."""
+        where: list[str] = ["user_id IS NOT NULL"]
+        params: list[Any] = []
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        params += [max(1, int(min_games)), max(1, min(int(limit), 100))]
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT user_id, MAX(name), COUNT(*) AS games, SUM(outcome = 'win') AS wins"
+                " FROM results WHERE " + " AND ".join(where)
+                + " GROUP BY user_id HAVING games >= ?"
+                " ORDER BY CAST(wins AS REAL) / games DESC, wins DESC, games DESC, user_id"
+                " LIMIT ?", params)
+        return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
+
+    async def computer_standings(
+        self, guild_id: int | None, *, kind: str | None = None
+    ) -> list[LevelRow]:
+        """The computer players' record per level (easy, medium, hard), in that order."""
+        where: list[str] = ["user_id IS NULL", "level IS NOT NULL"]
+        params: list[Any] = []
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT level, COUNT(*), SUM(outcome = 'win') FROM results WHERE "
+                + " AND ".join(where) + " GROUP BY level", params)
+        order = {"easy": 0, "medium": 1, "hard": 2}
+        return sorted((LevelRow(r[0], r[1], r[2]) for r in rows),
+                      key=lambda row: (order.get(row.level, 9), row.level))
+
+    async def guild_locales(self) -> dict[int, str]:
+        """The language of every server that has saved its settings (the Discord layer
+        falls back to the server's own Discord language for the others)."""
+        async with self._lock:
+            rows = await self._fetchall("SELECT guild_id, locale FROM guild_settings")
+        return {r[0]: r[1] for r in rows}
+
+    async def table_manners(self, guild_id: int) -> TableManners:
+        async with self._lock:
+            row = await self._fetchone(
+                "SELECT own_thread, tidy_boards FROM guild_table_manners WHERE guild_id = ?",
+                (guild_id,))
+        if row is None:
+            return TableManners(guild_id)
+        return TableManners(guild_id, own_thread=bool(row[0]), tidy_boards=bool(row[1]))
+
+    async def save_table_manners(self, m: TableManners, *, now: float | None = None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_table_manners (guild_id, own_thread, tidy_boards, updated_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET"
+                " own_thread = excluded.own_thread, tidy_boards = excluded.tidy_boards,"
+                " updated_at = excluded.updated_at",
+                (m.guild_id, int(m.own_thread), int(m.tidy_boards),
+                 time.time() if now is None else now),
+            )
 
     async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
         """The action log of a game: (ply, seat, action, at)."""
