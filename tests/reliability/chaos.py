@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .harness import BotProcess, RecordingDiscord, board_messages, unhandled_lines
-from .players import EXPECTED_FAILURES, Ledger, Player, newest_with
+from .players import EXPECTED_FAILURES, Ledger, Player, newest_with, play_until_over
 from .truth import GameTruth, expected_boards, read_games
 
 log = logging.getLogger(__name__)
@@ -230,30 +230,8 @@ class KillRun:
         return None
 
     async def play(self, gid: int) -> None:
-        """People take their turns until the database says the game is over."""
-        stuck_since = time.monotonic()
-        last_len = -1
-        while time.monotonic() < self.deadline:
-            await self.up.wait()
-            game = (await self.truth()).get(gid)
-            if game is None or game.status not in ("playing",):
-                return
-            if len(game.actions) != last_len:
-                last_len, stuck_since = len(game.actions), time.monotonic()
-            elif time.monotonic() - stuck_since > 30:
-                log.warning("game %d made no progress for 30 s", gid)
-                return
-            seat = game.replayed().current_seat
-            if not game.is_human(seat):
-                await asyncio.sleep(0.05)  # a computer player moves by itself
-                continue
-            player = self.players[game.user_of(seat)]  # type: ignore[index]
-            try:
-                done = await player.take_turn(game)
-            except EXPECTED_FAILURES:
-                done = False
-            if not done:
-                await asyncio.sleep(0.1)
+        await play_until_over(self.db, gid, self.players, up=self.up,
+                              time_limit=max(0.0, self.deadline - time.monotonic()))
 
     # ------------------------------------------------------------------ killing
     async def chaos(self, tables: list[asyncio.Task[None]]) -> None:

@@ -12,14 +12,20 @@ the test can check that none of them was lost.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import re
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Interaction, Person
 
 from .harness import board_messages
-from .truth import GameTruth
+from .truth import GameTruth, read_games
+
+log = logging.getLogger(__name__)
 
 PLAYED = "Played: "
 ROLLED = re.compile(r"rolled \d+ and \d+\.")  # "Alice rolled 3 and 4." (and nothing fits)
@@ -177,3 +183,39 @@ class Player:
 
 
 EXPECTED_FAILURES = (TimeoutError, ClientRefused, KeyError, IndexError)
+
+
+async def play_until_over(database: Path, gid: int, players: dict[int, Player], *,
+                          time_limit: float = 60.0, up: asyncio.Event | None = None,
+                          stuck_after: float = 30.0) -> GameTruth | None:
+    """People take their turns until the database says game ``gid`` is over.
+
+    Computer seats play by themselves. ``up``: wait for it before each turn (the bot is
+    being restarted). Returns the game as stored at the end (None if it never existed).
+    """
+    deadline = time.monotonic() + time_limit
+    stuck_since, last_len = time.monotonic(), -1
+    game = None
+    while time.monotonic() < deadline:
+        if up is not None:
+            await up.wait()
+        game = (await asyncio.to_thread(read_games, database)).get(gid)
+        if game is None or game.status != "playing":
+            return game
+        if len(game.actions) != last_len:
+            last_len, stuck_since = len(game.actions), time.monotonic()
+        elif time.monotonic() - stuck_since > stuck_after:
+            log.warning("game %d made no progress for %.0f s", gid, stuck_after)
+            return game
+        seat = game.replayed().current_seat
+        if not game.is_human(seat):
+            await asyncio.sleep(0.02)  # a computer player moves by itself
+            continue
+        player = players[game.user_of(seat)]  # type: ignore[index]
+        try:
+            done = await player.take_turn(game)
+        except EXPECTED_FAILURES:
+            done = False
+        if not done:
+            await asyncio.sleep(0.1)
+    return game

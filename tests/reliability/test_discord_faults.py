@@ -1,0 +1,151 @@
+"""Discord misbehaving: rate limits, server errors, gateway drops, closed DMs.
+
+Whatever Discord does, no move is lost, none is applied twice, no board is posted twice
+for one move, and the bot still answers afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Iterator
+
+from tests.fakediscord import HttpFault
+
+from .conftest import Rig
+from .harness import board_messages
+
+MESSAGES = r"^/channels/\d+/messages$"
+CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
+WEBHOOK = r"^/webhooks/\d+/[^/]+"
+
+
+@contextlib.asynccontextmanager
+async def keep_failing(rig: Rig, make: list[tuple[str, dict[str, object]]], every: float = 0.2
+                       ) -> AsyncIterator[list[HttpFault]]:
+    """Re-arm the faults in ``make`` whenever they are used up, until the block ends."""
+    armed: list[HttpFault] = []
+
+    def arm() -> Iterator[HttpFault]:
+        for kind, kwargs in make:
+            if kind == "429":
+                yield rig.fake.faults.rate_limit(**kwargs)  # type: ignore[arg-type]
+            else:
+                yield rig.fake.faults.server_errors(int(kind), **kwargs)  # type: ignore[arg-type]
+
+    async def loop() -> None:
+        live: list[HttpFault] = []
+        while True:
+            if all(f.hits >= f.times for f in live):
+                live = list(arm())
+                armed.extend(live)
+            await asyncio.sleep(every)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield armed
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        rig.fake.faults.http.clear()
+
+
+async def still_answers(rig: Rig) -> None:
+    """After the faults, a new command is answered (in another channel-free way: /rules)."""
+    reply = await (await rig["Carol"].slash("sequence rules")).reply()
+    assert "Sequence" in reply.text
+
+
+async def test_rate_limits_on_message_dm_and_interaction_routes_lose_and_double_nothing(
+        rig: Rig) -> None:
+    lobby = await rig.lobby("kids", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    faults = [("429", {"times": 2, "method": "POST", "path": MESSAGES}),  # boards and DMs
+              ("429", {"times": 1, "method": "POST", "path": CALLBACK}),
+              ("429", {"times": 1, "path": WEBHOOK})]
+    async with keep_failing(rig, faults) as armed:
+        end = await rig.play(game)
+    hits = sum(f.hits for f in armed)
+    assert hits >= 20, f"only {hits} rate limits were hit"
+    assert end.status == "finished"
+    assert rig.problems() == []
+    await still_answers(rig)
+
+
+async def test_bursts_of_500_and_502_lose_and_double_nothing(rig: Rig) -> None:
+    lobby = await rig.lobby("dice", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    # discord.py waits 1 s, then 3 s between retries: two bursts of two, then calm
+    rig.fake.faults.server_errors(500, times=2, method="POST", path=MESSAGES)
+    players = rig.players()
+    for _ in range(3):
+        g = rig.game_in()
+        await players[g.user_of(g.replayed().current_seat)].take_turn(g)  # type: ignore[index]
+    rig.fake.faults.server_errors(502, times=2, method="POST", path=MESSAGES)
+    end = await rig.play(game)
+    assert [f.hits for f in rig.fake.faults.http] == [2, 2]
+    assert end.status == "finished"
+    assert rig.problems() == []
+    await still_answers(rig)
+
+
+async def test_a_gateway_drop_with_resume_delivers_the_click_made_meanwhile(rig: Rig) -> None:
+    lobby = await rig.lobby("kids", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    players = rig.players()
+    player = players[game.user_of(game.replayed().current_seat)]  # type: ignore[index]
+    await rig.fake.disconnect(resume=True)
+    # the click happens while the bot is away; Discord replays it after RESUME
+    assert await player.take_turn(game)
+    assert rig.fake.resumed == 1 and rig.fake.identified == 1
+    end = await rig.play(game)
+    assert end.status == "finished"
+    assert rig.problems() == []
+    await still_answers(rig)
+
+
+async def test_a_gateway_drop_without_resume_then_the_bot_answers_again(rig: Rig) -> None:
+    lobby = await rig.lobby("dice", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    await rig.fake.disconnect(resume=False)
+    # discord.py waits 1 to 5 s before it identifies again; the game waits with it
+    await rig.fake.wait_for(lambda: rig.fake.identified == 2, 10, "a fresh IDENTIFY")
+    await rig.fake.wait_until_connected()
+    end = await rig.play(game)
+    assert end.status == "finished"
+    assert rig.problems() == []
+    await still_answers(rig)
+
+
+async def test_dms_closed_mid_game_the_game_goes_on_and_the_dm_is_not_retried(rig: Rig) -> None:
+    lobby = await rig.lobby("kids", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    bob = rig["Bob"]
+    await rig.fake.wait_for(lambda: any(m.png_files() for m in bob.dms()), 5, "Bob's hand")
+    # his DMs worked for the deal; from now on they fail (a game can end in a few moves,
+    # so they close before Bob's first draw)
+    rig.fake.faults.closed_dms.add(bob.id)
+    attempts_before = rig.fake.dm_attempts(bob.id)
+    end = await rig.play(game)
+    assert end.status == "finished"
+    # one failed DM marks Bob's DMs closed: no further attempt, let alone a retry loop
+    failed = rig.fake.dm_attempts(bob.id) - attempts_before
+    assert failed == 1, f"{failed} DM attempts after Bob's DMs closed"
+    notices = [m for m in rig.fake.visible_messages(rig.channel) if m.visible_to is None
+               and bob.mention in m.content and "direct messages" in m.content]
+    assert len(notices) == 1, "the channel is told once that Bob's DMs are closed"
+    assert rig.ledger.fallbacks > 0, "Bob played through the ephemeral hand"
+    assert rig.problems() == []
+
+
+async def test_boards_are_posted_once_per_move_under_rate_limits(rig: Rig) -> None:
+    """Rate limits on every board post: each board still appears once, in move order."""
+    lobby = await rig.lobby("dice", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    async with keep_failing(rig, [("429", {"times": 1, "method": "POST", "path": MESSAGES})]):
+        end = await rig.play(game)
+    texts = [m.content for m in board_messages(rig.fake, rig.channel)]
+    assert all(a != b for a, b in itertools.pairwise(texts)), "no board twice"
+    assert end.status == "finished" and rig.problems() == []
