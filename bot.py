@@ -36,7 +36,7 @@ log = logging.getLogger("sequence")
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
-EXTENSIONS = ("cogs.sequence",)
+EXTENSIONS = ("cogs.sequence", "cogs.community")  # community adds to /sequence: after it
 
 
 class SettingsError(ValueError):
