@@ -46,7 +46,6 @@ UNHANDLED_PATTERNS = (
     "could not even apologise",
     "computer player of game",       # the manager's computer driver died
     " failed on ",                   # the manager: a listener raised on an event
-    "Traceback (most recent call last)",
 )
 
 
