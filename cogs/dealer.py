@@ -322,6 +322,37 @@ class Dealer:
         glang = self.guild_lang(table.guild_id)
         await self.post(table, content=t("dm.closed", glang, mention=f"<@{user_id}>"))
 
+    # ------------------------------------------------------------------ after a restart
+    async def recover(self) -> None:
+        """Show every table again after a restart.
+
+        The old process may have died between committing a move and announcing it (the
+        manager commits first), so the last board, hand or lobby message may never have
+        gone out. Posting the current state once per table is always right; it costs one
+        message per table and one DM per Kids player per restart.
+        """
+        for table in self.manager.tables():
+            try:
+                if table.status == "lobby":
+                    await self.refresh_lobby(table)
+                elif table.status == "playing":
+                    await self._show_again(table)
+            except Exception:
+                log.exception("could not show game %d again after the restart", table.game_id)
+
+    async def _show_again(self, table: TableView) -> None:
+        lang = self.guild_lang(table.guild_id)
+        obs = self.manager.spectator_observation(table.game_id)
+        await self.post(table, content="\n".join([t("board.recovered", lang),
+                                                  self.turn_line(table, lang)]),
+                        file=await self.board_file(obs, table, lang),
+                        view=self.board_view(table, obs, lang))
+        if table.game == "kids":
+            for seat in table.seats:
+                if seat.user_id is not None and not seat.is_computer and not seat.left \
+                        and not seat.resigned:
+                    await self.deliver_hand(table, seat.user_id)
+
     # ------------------------------------------------------------------ manager events
     async def on_event(self, event: Event) -> None:
         handler = self._handlers.get(type(event))
@@ -386,6 +417,8 @@ class Dealer:
         obs = event.observation
         lines = [self.move_line(table, event, lang)]
         if not obs.get("is_over"):
+            # whose turn it was right after this move: boards are announced in order, a
+            # little after the moves (computers may be ahead), and each tells its own moment
             lines.append(self.turn_line(table, lang))
         await self.post(table, content="\n".join(lines),
                         file=await self.board_file(obs, table, lang),
@@ -570,7 +603,13 @@ class Dealer:
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = self.lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.manager.submit(game_id, interaction.user.id, "roll", expected_ply=ply)
+            obs = self.manager.observation_for(game_id, interaction.user.id)
+            rolled_already = (obs.get("turn") == obs.get("seat")
+                              and "roll" not in (obs.get("legal") or ["roll"]))
+            if not rolled_already:
+                # (already rolled: e.g. the prompt was lost in a restart; offer it again)
+                await self.manager.submit(game_id, interaction.user.id, "roll",
+                                          expected_ply=ply)
             table = self.manager.get(game_id)
             obs = self.manager.observation_for(game_id, interaction.user.id)
             roll = obs.get("last_roll") or ["?", "?"]

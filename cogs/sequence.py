@@ -55,7 +55,15 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         self.bot = bot
         self.dealer = dealer
         self.manager: GameManager = dealer.manager
+        self._recovered = False
         super().__init__()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        # once per process (on_ready fires again after a fresh IDENTIFY)
+        if not self._recovered:
+            self._recovered = True
+            await self.dealer.recover()
 
     # ------------------------------------------------------------------ helpers
     def _table_here(self, interaction: discord.Interaction) -> Any:

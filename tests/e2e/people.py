@@ -53,15 +53,21 @@ async def choose_first(person: Person, prompt: FakeMessage, timeout: float = 5.0
                                timeout=timeout)
 
 
-async def play_from_hand(person: Person, hand: FakeMessage) -> str:
+NOT_YOUR_TURN = "It's not your turn."
+
+
+async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:
     """Play a card the way a child would: click cards until one offers a space, take it.
 
-    Returns the custom_id of the card played.
+    Returns the custom_id of the card played, or None when the bot says it is not their turn
+    after all (a forced pass can follow the board that called them: they wait for the next).
     """
     refusals = []
     for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
         prompt = await (await person.click(hand, card_id)).reply()
         if not list(prompt.components()):
+            if prompt.content == NOT_YOUR_TURN:
+                return None
             refusals.append(prompt.content)
             continue  # refused (e.g. a dead card with no exchange left): try the next card
         await (await choose_first(person, prompt)).wait_ack()
@@ -79,8 +85,9 @@ async def turn_from_dm(person: Person, board: FakeMessage) -> None:
     hand shrank), so wait for that one rather than read the old one, as a person would."""
     after = _dms_before_last_move.get(person.id, 0)
     hand = await latest_hand(person, after)
-    _dms_before_last_move[person.id] = len(person.dms())
-    await play_from_hand(person, hand)
+    mark = len(person.dms())
+    if await play_from_hand(person, hand) is not None:
+        _dms_before_last_move[person.id] = mark
 
 
 async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:

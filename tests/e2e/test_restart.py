@@ -6,7 +6,11 @@ from pathlib import Path
 
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, FakeMessage, Person
+
+
+def hand_dms(person: Person) -> list[FakeMessage]:
+    return [m for m in person.dms() if any(c.startswith("seq:card:") for c in m.custom_ids())]
 
 
 async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
@@ -26,6 +30,12 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
                 hand = await latest_hand(mover)
             # the bot is gone; a new one starts from the same database
             async with running_bot(fake, guild, db):
+                # the new bot shows the game again (announcements may have died with the old)
+                shown = await fake.wait_for(lambda: [b for b in boards(fake, channel)
+                                                     if "restarted" in b.content], 5,
+                                            "the board shown again")
+                assert whose_turn(shown[0]) == mover.id
+                await fake.wait_for(lambda: len(hand_dms(mover)) >= 2, 5, "the hand again")
                 before = len(boards(fake, channel))
                 for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
                     prompt = await (await mover.click(hand, card)).reply()
