@@ -1,0 +1,51 @@
+"""A hint is the medium computer player's move, with its reason, on a small board."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+import engine
+from cogs.hints import reason_text, suggest
+from engine.ai import Explanation
+from render.hint import hint_png
+
+
+def kids_position_with_a_win() -> dict:  # type: ignore[type-arg]
+    game = engine.new_game("kids", 2, 5)
+    for _ in range(9):
+        game.apply(game.legal_actions()[0])
+    return game.observation(game.current_seat)
+
+
+def test_the_hint_takes_a_win_when_there_is_one() -> None:
+    obs = kids_position_with_a_win()
+    action, why = suggest(obs, seed=3)
+    assert action in obs["legal"] and why.code == "completes_sequence"
+    assert reason_text(why, "en").startswith("it completes your sequence (A1, B1, C1, D1)")
+    assert "du vinner" in reason_text(why, "no")
+
+
+def test_the_hint_picture_frames_the_space_in_gold() -> None:
+    obs = kids_position_with_a_win()
+    action, _ = suggest(obs, seed=3)
+    png = hint_png(obs, action, names=["Alice", "Bob"])
+    assert png is not None
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    colours = {c for _, c in image.getcolors(1 << 20) or []}
+    assert (255, 176, 0) in colours
+    assert hint_png(obs, "dead:lion", names=["Alice", "Bob"]) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+def test_every_reason_code_of_the_computer_players_has_words(lang: str) -> None:
+    codes = ("completes_sequence", "blocks_line", "removes_threat", "wild_for_line",
+             "extends_line", "starts_line", "exchanges_dead_card", "only_move",
+             "no_playable_card", "no_move_for_roll", "roll_dice")
+    for code in codes:
+        text = reason_text(Explanation(code, {"colour": "red", "card": "lion", "length": 3,
+                                              "space": "B2", "total": 10, "line": ["A1"]}),
+                           lang)
+        assert text and "{" not in text and text != reason_text(Explanation("?"), lang)
