@@ -5,8 +5,8 @@
   ``ai_hard_dice_ms_per_move`` the same for Dice (moves after a roll).
 - ``ai_hard_iterations_per_s``: Kids playouts per second inside those searches.
 - ``ai_<a>_vs_<b>_<game>``: A's score (win 1, draw 1/2) in 2-seat matches, each deal
-  played with A in both seats. These are small runs (a few dozen games; their 95% interval
-  is about +-10 points): ``make tournament`` gives the real figures with intervals.
+  played with A in both seats. These are small runs (30 to 200 games; their 95% intervals
+  are about +-7 to +-12 points): ``make tournament`` gives the real figures with intervals.
 The whole module runs in about two to three minutes on two cores.
 """
 
@@ -64,10 +64,10 @@ def run() -> dict[str, float]:
         "ai_hard_dice_ms_per_move": round(dice_ms, 1),
     }
     matches = [
-        ("ai_hard_vs_medium_kids", "kids:2", "hard:medium", 14),
-        ("ai_medium_vs_easy_kids", "kids:2", "medium:easy", 60),
-        ("ai_hard_vs_random_kids", "kids:2", "hard:random", 10),
-        ("ai_hard_vs_medium_dice", "dice:2", "hard:medium", 12),
+        ("ai_hard_vs_medium_kids", "kids:2", "hard:medium", 30),
+        ("ai_medium_vs_easy_kids", "kids:2", "medium:easy", 100),
+        ("ai_hard_vs_random_kids", "kids:2", "hard:random", 15),
+        ("ai_hard_vs_medium_dice", "dice:2", "hard:medium", 40),
     ]
     # Interleaved, so that if time runs out every match still has some games.
     lists = [tournament.jobs_for([pair], [kind], games, 600, 0.3)
