@@ -108,7 +108,7 @@ class EasyAgent(Agent):
         assert isinstance(game, DiceGame)
         if rng.random() < self.WHIM:
             return game.move_text(rng.choice(moves))
-        return game.move_text(dice_policy.attack_move(game, 1.0, rng.random()))
+        return game.move_text(dice_policy.attack_move(game, rng))
 
 
 def _kids_attack(game: KidsGame, move: int) -> float:

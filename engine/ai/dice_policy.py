@@ -12,6 +12,7 @@ sampled.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 
@@ -92,8 +93,9 @@ def greedy_move(game: DiceGame) -> int:
     return max(moves, key=lambda m: (evaluate(after(game, m), side), -m))
 
 
-def attack_move(game: DiceGame, noise: float, rng_random: float) -> int:
-    """The easy player's move: the space that helps its own lines most (no defence)."""
+def attack_move(game: DiceGame, rng: random.Random, noise: float = 1.0) -> int:
+    """The easy player's move: the space that helps its own lines most, judged roughly
+    (each move's value is scaled by a random factor up to ``1 + noise``); no defence."""
     moves = game.moves()
     seat = game.current
     assert seat is not None
@@ -108,7 +110,8 @@ def attack_move(game: DiceGame, noise: float, rng_random: float) -> int:
         space = move & 63
         return space_value(board, space, mine, occ & ~(1 << space), weights)
 
-    return max(moves, key=lambda m: value(m) * (1.0 + noise * rng_random) - m * 1e-9)
+    rough = {m: value(m) * (1.0 + noise * rng.random()) for m in moves}
+    return max(moves, key=lambda m: (rough[m], -m))
 
 
 @dataclass
