@@ -20,8 +20,10 @@ from engine.manager import GameManager
 from . import i18n
 from .buttons import ALL_ITEMS
 from .dealer import Dealer, _refusal
+from .hints import show_hint
 from .i18n import locale_str as L
 from .i18n import t
+from .rules import show_rules
 
 log = logging.getLogger(__name__)
 
@@ -263,11 +265,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def hint(self, interaction: discord.Interaction) -> None:
         async def work() -> None:
             table = self._table_here(interaction)
-            lang = self.dealer.lang(interaction)
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            action = await self.manager.hint(table.game_id, interaction.user.id)
-            await self.dealer.reply(interaction, t("reply.hint", lang,
-                                                   move=self.dealer.describe(action, lang)))
+            await show_hint(self.dealer, interaction, table)
 
         await self.dealer.guarded(interaction, work, "/sequence hint")
 
@@ -303,11 +301,14 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         await self.dealer.guarded(interaction, work, "/sequence end")
 
     @app_commands.command(name=L("cmd.rules.name"), description=L("cmd.rules.description"))
-    async def rules(self, interaction: discord.Interaction) -> None:
-        lang = self.dealer.lang(interaction)
-        table = self.manager.table_for_channel(interaction.channel_id or 0)
-        games = [table.game] if table else ["kids", "dice"]
-        await self.dealer.reply(interaction, "\n\n".join(t(f"rules.{g}", lang) for g in games))
+    @app_commands.rename(game=L("opt.game.name"))
+    @app_commands.describe(game=L("opt.game.description"))
+    @app_commands.choices(game=GAME_CHOICES)
+    async def rules(self, interaction: discord.Interaction, game: str | None = None) -> None:
+        async def work() -> None:
+            await show_rules(self.dealer, interaction, game)
+
+        await self.dealer.guarded(interaction, work, "/sequence rules")
 
 
 async def setup(bot: commands.Bot) -> None:
