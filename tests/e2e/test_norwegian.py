@@ -50,4 +50,4 @@ async def test_the_lobby_replies_and_refusals_are_in_norwegian(norsk: World) -> 
     hand = await latest_hand(kari)
     assert "Kortene dine" in hand.content
     rules = await (await ola.slash("sequence rules")).reply()
-    assert "sjetong" in rules.content
+    assert "sjetong" in rules.text
