@@ -92,9 +92,6 @@ class Community(commands.Cog):
         self.dealer = dealer
         self.manager: GameManager = dealer.manager
         self.store: Store = dealer.manager.store
-        # the dealer reads each server's chosen language from here (guild_lang)
-        if not hasattr(dealer, "server_lang"):
-            dealer.server_lang = {}  # type: ignore[attr-defined]
 
     async def cog_load(self) -> None:
         """Move this cog's commands under ``/sequence`` (the tree would otherwise add them

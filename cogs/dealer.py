@@ -31,6 +31,7 @@ from engine.manager import (
     SeatChanged,
     TableView,
     TurnReminder,
+    TurnTimedOut,
 )
 from render.alt import alt_text
 from render.board import board_png
@@ -43,10 +44,11 @@ from .buttons import (
     LobbyButton,
     PlayButton,
     PlaySelect,
-    RematchButton,
     RollButton,
 )
 from .i18n import t
+from .rematch import SameSeatsRematch
+from .replays import replay_file
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +74,12 @@ class Dealer:
         self.dm_closed: set[int] = set()
         self.dm_open: set[int] = set()
         self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
+        self.server_lang: dict[int, str] = {}  # a server's chosen language (/sequence settings)
 
     # ------------------------------------------------------------------ language & names
     def guild_lang(self, guild_id: int | None) -> str:
+        if guild_id in self.server_lang:
+            return self.server_lang[guild_id]
         guild = self.bot.get_guild(guild_id) if guild_id else None
         return i18n.lang_of(guild.preferred_locale if guild else None)
 
@@ -201,7 +206,11 @@ class Dealer:
         seat = table.seats[table.turn]
         if seat.is_computer:
             return t("turn.computer", lang, name=self.seat_names(table, lang)[table.turn])
-        return t("turn.mention", lang, mention=self.mention(table, table.turn, lang))
+        line = t("turn.mention", lang, mention=self.mention(table, table.turn, lang))
+        if table.turn_deadline is not None:
+            # Discord shows <t:...:R> as "in 2 minutes" in each reader's own clock
+            line += " " + t("timer.deadline", lang, when=f"<t:{int(table.turn_deadline)}:R>")
+        return line
 
     def board_view(self, table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
@@ -324,34 +333,78 @@ class Dealer:
 
     # ------------------------------------------------------------------ after a restart
     async def recover(self) -> None:
-        """Show every table again after a restart.
+        """Show every table again after a restart, where the last announcement was lost.
 
-        The old process may have died between committing a move and announcing it (the
-        manager commits first), so the last board, hand or lobby message may never have
-        gone out. Posting the current state once per table is always right; it costs one
-        message per table and one DM per Kids player per restart.
+        The manager commits before it announces, so the old process may have died between
+        a move and its board, hand or lobby message. Discord keeps what did go out: each
+        table's recent messages are compared with what it should show now, and only what
+        is missing is posted (nothing is doubled).
         """
         for table in self.manager.tables():
             try:
                 if table.status == "lobby":
-                    await self.refresh_lobby(table)
+                    await self._recover_lobby(table)
                 elif table.status == "playing":
-                    await self._show_again(table)
+                    await self._recover_game(table)
             except Exception:
                 log.exception("could not show game %d again after the restart", table.game_id)
 
-    async def _show_again(self, table: TableView) -> None:
+    async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
+        try:
+            return [m async for m in messageable.history(limit=25)]
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            log.warning("could not read recent messages", exc_info=True)
+            return []
+
+    def _mine(self, message: discord.Message) -> bool:
+        return self.bot.user is not None and message.author.id == self.bot.user.id
+
+    async def _recover_lobby(self, table: TableView) -> None:
+        prefix = f"seq:lobby:{table.game_id}:"
+        for message in await self._recent(self.channel(table)):
+            ids = [getattr(c, "custom_id", None) or "" for row in message.components
+                   for c in getattr(row, "children", [])]
+            if self._mine(message) and any(i.startswith(prefix) for i in ids):
+                self.lobby_messages[table.game_id] = (table.channel_id, message.id)
+                break
+        await self.refresh_lobby(table)
+
+    async def _recover_game(self, table: TableView) -> None:
         lang = self.guild_lang(table.guild_id)
         obs = self.manager.spectator_observation(table.game_id)
-        await self.post(table, content="\n".join([t("board.recovered", lang),
-                                                  self.turn_line(table, lang)]),
-                        file=await self.board_file(obs, table, lang),
-                        view=self.board_view(table, obs, lang))
-        if table.game == "kids":
-            for seat in table.seats:
-                if seat.user_id is not None and not seat.is_computer and not seat.left \
-                        and not seat.resigned:
-                    await self.deliver_hand(table, seat.user_id)
+        names = self.seat_names(table, lang)
+        alt = (await asyncio.to_thread(alt_text, obs, names=names, lang=lang))[:ALT_TEXT_LIMIT]
+        shown = next((a.description for m in await self._recent(self.channel(table))
+                      if self._mine(m) for a in m.attachments if a.filename == "board.png"),
+                     None)
+        if shown != alt:  # the newest board is not of this moment: post it
+            await self.post(table, content="\n".join([t("board.recovered", lang),
+                                                      self.turn_line(table, lang)]),
+                            file=await self.board_file(obs, table, lang),
+                            view=self.board_view(table, obs, lang))
+        if table.game != "kids":
+            return
+        for seat in table.seats:
+            if seat.user_id is None or seat.is_computer or seat.left or seat.resigned:
+                continue
+            if seat.user_id in self.dm_closed:
+                continue
+            await self._recover_hand(table, seat.user_id)
+
+    async def _recover_hand(self, table: TableView, user_id: int) -> None:
+        lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)
+        obs = self.manager.observation_for(table.game_id, user_id)
+        cards = ", ".join(i18n.card(c, lang) for c in obs.get("hand") or [])
+        try:
+            user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+            channel = user.dm_channel or await user.create_dm()
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            log.warning("could not open the DM of user %d", user_id, exc_info=True)
+            return
+        shown = next((a.description for m in await self._recent(channel)
+                      if self._mine(m) for a in m.attachments if a.filename == "hand.png"), None)
+        if shown is None or shown != cards:
+            await self.deliver_hand(table, user_id)
 
     # ------------------------------------------------------------------ manager events
     async def on_event(self, event: Event) -> None:
@@ -440,6 +493,13 @@ class Dealer:
         await self.post(event.table, content=t("timer.reminder", lang,
                                                mention=f"<@{event.user_id}>"))
 
+    async def _turn_timed_out(self, event: TurnTimedOut) -> None:
+        table = event.table
+        lang = self.guild_lang(table.guild_id)
+        name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
+        await self.post(table, content=t(f"timer.timed_out.{event.outcome}", lang, name=name),
+                        allowed_mentions=NO_MENTIONS)
+
     async def _game_over(self, event: GameOver) -> None:
         table = event.table
         lang = self.guild_lang(table.guild_id)
@@ -460,9 +520,11 @@ class Dealer:
                 lines.append(t("over.line", lang, spaces=", ".join(obs["winning_line"])))
         lines.append(t("over.rematch", lang))
         view = discord.ui.View(timeout=None)
-        view.add_item(RematchButton(table.game, dict(table.options), t("button.rematch", lang)))
-        await self.post(table, content="\n".join(lines),
-                        file=await self.board_file(obs, table, lang), view=view,
+        view.add_item(SameSeatsRematch(table.game_id, t("button.rematch", lang)))
+        files = [f for f in (await self.board_file(obs, table, lang),
+                             await replay_file(self.manager.store, table.game_id, names, lang))
+                 if f is not None]
+        await self.post(table, content="\n".join(lines), files=files, view=view,
                         allowed_mentions=NO_MENTIONS)
 
     _handlers: ClassVar[dict[type[Event], Callable[[Dealer, Any], Awaitable[None]]]] = {
@@ -473,6 +535,7 @@ class Dealer:
         HandChanged: _hand_changed,
         SeatChanged: _seat_changed,
         TurnReminder: _turn_reminder,
+        TurnTimedOut: _turn_timed_out,
         GameOver: _game_over,
     }
 
