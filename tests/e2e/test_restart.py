@@ -30,12 +30,14 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
                 hand = await latest_hand(mover)
             # the bot is gone; a new one starts from the same database
             async with running_bot(fake, guild, db):
-                # the new bot shows the game again (announcements may have died with the old)
-                shown = await fake.wait_for(lambda: [b for b in boards(fake, channel)
-                                                     if "restarted" in b.content], 5,
-                                            "the board shown again")
-                assert whose_turn(shown[0]) == mover.id
-                await fake.wait_for(lambda: len(hand_dms(mover)) >= 2, 5, "the hand again")
+                # the new bot reads what the channel and the DMs show, finds nothing missing
+                # (the old one announced everything), and so doubles nothing
+                hands_before = len(hand_dms(mover))
+                shown_before = len(boards(fake, channel))
+                await fake.wait_for(lambda: sum(r.method == "GET" and r.path.endswith(
+                    "/messages") for r in fake.requests) >= 3, 5, "the bot reading back")
+                assert len(boards(fake, channel)) == shown_before
+                assert len(hand_dms(mover)) == hands_before
                 before = len(boards(fake, channel))
                 for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
                     prompt = await (await mover.click(hand, card)).reply()
@@ -46,3 +48,31 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
                     lambda: boards(fake, channel)[before:], 5, "a board after the restart")
                 assert f"{mover.name} " in after[0].content
                 assert fake.identified == 2
+
+
+async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_path: Path
+                                                                         ) -> None:
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        channel = guild.channel_id
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db):
+                lobby = await (await alice.slash("sequence new", game="kids")).reply()
+                await (await bob.click(lobby, label="Join")).wait_ack()
+                await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
+                await (await alice.click(lobby, label="Start")).wait_ack()
+                board = (await fake.wait_for(lambda: boards(fake, channel), 5, "board"))[-1]
+                mover = alice if whose_turn(board) == alice.id else bob
+                hand = await latest_hand(mover)
+            # as if the old process died before these reached Discord
+            board.deleted = True
+            hand.deleted = True
+            async with running_bot(fake, guild, db):
+                shown = await fake.wait_for(lambda: [b for b in boards(fake, channel)
+                                                     if "restarted" in b.content], 5,
+                                            "the board shown again")
+                assert whose_turn(shown[0]) == mover.id
+                again = await latest_hand(mover)
+                assert again is not hand and again.png_files()
