@@ -36,7 +36,7 @@ def hand_in(messages: list[FakeMessage]) -> FakeMessage | None:
     return None
 
 
-async def latest_hand(person: Person, after: int = 0, timeout: float = 5.0) -> FakeMessage:
+async def latest_hand(person: Person, after: int = 0, timeout: float = 15.0) -> FakeMessage:
     """The newest hand by DM among DMs past the first ``after`` (waits for it)."""
     return await person.server.wait_for(lambda: hand_in(person.dms()[after:]), timeout,
                                         f"{person.name}'s hand by DM")
@@ -138,7 +138,7 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
                 return posted[-1]
             return None
 
-        board = await fake.wait_for(ready, 10, "a board saying whose turn it is")
+        board = await fake.wait_for(ready, 15, "a board saying whose turn it is")
         for b in boards(fake, channel_id):
             assert b.png_files() and b.files[0].description, "a PNG board with alt text"
         if any(c.startswith("seq:rematch:") for c in board.custom_ids()):
