@@ -75,6 +75,7 @@ class Dealer:
         self.dm_open: set[int] = set()
         self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
         self.server_lang: dict[int, str] = {}  # a server's chosen language (/sequence settings)
+        self.seating: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
 
     # ------------------------------------------------------------------ language & names
     def guild_lang(self, guild_id: int | None) -> str:
@@ -413,8 +414,8 @@ class Dealer:
             await handler(self, event)
 
     async def _lobby_changed(self, event: LobbyChanged) -> None:
-        if event.reason == "created":
-            return  # the reply to /sequence new (or Rematch) is the lobby message
+        if event.reason == "created" or event.table.game_id in self.seating:
+            return  # the reply to /sequence new (or Rematch, once all are seated) shows it
         await self.refresh_lobby(event.table)
 
     async def _lobby_cancelled(self, event: LobbyCancelled) -> None:

@@ -78,25 +78,27 @@ async def rematch_same_seats(dealer: Dealer, interaction: discord.Interaction,
         with contextlib.suppress(discord.HTTPException):
             await interaction.delete_original_response()
         raise
-    # Seat everyone before the lobby is shown, so it never shows a half-filled table. The
-    # joins refresh the lobby message: point them at this reply rather than a new post.
-    placeholder = await interaction.original_response()
-    dealer.lobby_messages[table.game_id] = (placeholder.channel.id, placeholder.id)
-    for seat in order[1:]:
-        try:
-            if seat.level is not None or seat.user_id is None:
-                table = await manager.add_computer(channel_id, host.user_id or 0,
-                                                   seat.level or "medium")
-            else:
-                table = await manager.join(channel_id, Player(seat.user_id, seat.name))
-        except EngineError as exc:
-            # someone else's lobby call got there first: seat whom we can, say nothing
-            log.info("rematch of game %d: could not seat %s again (%s)", game_id, seat.name,
-                     exc.code)
+    # Seat everyone before the lobby is shown, so it never shows a half-filled table
+    dealer.seating.add(table.game_id)
+    try:
+        for seat in order[1:]:
+            try:
+                if seat.level is not None or seat.user_id is None:
+                    await manager.add_computer(channel_id, host.user_id or 0,
+                                               seat.level or "medium")
+                else:
+                    await manager.join(channel_id, Player(seat.user_id, seat.name))
+            except EngineError as exc:
+                # someone else's lobby call got there first: seat whom we can, say nothing
+                log.info("rematch of game %d: could not seat %s again (%s)", game_id,
+                         seat.name, exc.code)
+    finally:
+        dealer.seating.discard(table.game_id)
     table = manager.get(table.game_id)
     glang = dealer.guild_lang(table.guild_id)
     embed, view = dealer.lobby_message(table, glang)
     if view is not None:
         view.stop()
-    await interaction.edit_original_response(content=t("rematch.same_seats", glang),
-                                             embed=embed, view=view)
+    message = await interaction.edit_original_response(
+        content=t("rematch.same_seats", glang), embed=embed, view=view)
+    dealer.lobby_messages[table.game_id] = (message.channel.id, message.id)
