@@ -67,6 +67,32 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             self._recovered = True
             await self.dealer.recover()
 
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Answer a click that no button of ours understands (an older version's button,
+        a truncated or forged id): otherwise discord.py drops it and Discord shows "This
+        interaction failed"."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        custom_id = str((interaction.data or {}).get("custom_id") or "")
+        if not custom_id.startswith("seq:") or self._understood(custom_id):
+            return
+        log.info("unknown button %r from user %d", custom_id, interaction.user.id)
+        try:
+            await interaction.response.send_message(
+                t("error.stale_button", self.dealer.lang(interaction)), ephemeral=True)
+        except discord.HTTPException:
+            log.debug("could not answer an unknown button", exc_info=True)
+
+    def _understood(self, custom_id: str) -> bool:
+        # every DynamicItem registered on the bot, by any cog (discord.py keeps them in its
+        # view store; there is no public accessor)
+        store = getattr(self.bot._connection, "_view_store", None)
+        patterns = getattr(store, "_dynamic_items", None)
+        if patterns is None:
+            return True  # cannot tell: stay silent rather than answer twice
+        return any(pattern.fullmatch(custom_id) for pattern in patterns)
+
     # ------------------------------------------------------------------ helpers
     def _table_here(self, interaction: discord.Interaction) -> Any:
         table = self.manager.table_for_channel(interaction.channel_id or 0)

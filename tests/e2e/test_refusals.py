@@ -158,3 +158,9 @@ async def test_an_unexpected_error_is_logged_and_answered_with_an_apology(
     await refused(reply, "Sorry, something went wrong")
     assert ply(world, game) == before
     assert "the database fell over" in caplog.text and "/sequence play failed" in caplog.text
+
+
+async def test_a_button_no_version_of_the_bot_knows_is_answered(world: World) -> None:
+    old = button_copy(world, world.guild.channel_id, "seq:play")
+    reply = await (await world["Alice"].click(old, "seq:play")).reply()
+    await refused(reply, "That button no longer works")
