@@ -76,6 +76,8 @@ class Dealer:
         self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
         self.server_lang: dict[int, str] = {}  # a server's chosen language (/sequence settings)
         self.seating: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
+        self.tidy_guilds: set[int] = set()  # servers that keep only the latest board
+        self.last_board: dict[int, int] = {}  # game -> its newest board message
 
     # ------------------------------------------------------------------ language & names
     def guild_lang(self, guild_id: int | None) -> str:
@@ -460,8 +462,9 @@ class Dealer:
             for i, s in enumerate(table.seats))
         content = "\n".join([t("game.started", lang, game=t(f"game.{table.game}", lang),
                                seats=seats), self.turn_line(table, lang)])
-        await self.post(table, content=content, file=await self.board_file(obs, table, lang),
-                        view=self.board_view(table, obs, lang))
+        await self.tidy(table, await self.post(
+            table, content=content, file=await self.board_file(obs, table, lang),
+            view=self.board_view(table, obs, lang)))
 
     async def _moved(self, event: Moved) -> None:
         table = event.table
@@ -474,9 +477,24 @@ class Dealer:
             # whose turn it was right after this move: boards are announced in order, a
             # little after the moves (computers may be ahead), and each tells its own moment
             lines.append(self.turn_line(table, lang))
-        await self.post(table, content="\n".join(lines),
-                        file=await self.board_file(obs, table, lang),
-                        view=None if obs.get("is_over") else self.board_view(table, obs, lang))
+        message = await self.post(
+            table, content="\n".join(lines), file=await self.board_file(obs, table, lang),
+            view=None if obs.get("is_over") else self.board_view(table, obs, lang))
+        await self.tidy(table, message)
+
+    async def tidy(self, table: TableView, board: discord.Message | None) -> None:
+        """Remember the newest board; if the server tidies (/sequence settings), delete the
+        one before it, so the channel shows one board per game."""
+        if board is None:
+            return
+        previous = self.last_board.get(table.game_id)
+        self.last_board[table.game_id] = board.id
+        if previous is None or table.guild_id not in self.tidy_guilds:
+            return
+        try:
+            await self.channel(table).get_partial_message(previous).delete()
+        except (discord.HTTPException, aiohttp.ClientError, OSError):
+            log.info("could not tidy an old board of game %d", table.game_id, exc_info=True)
 
     async def _hand_changed(self, event: HandChanged) -> None:
         if event.table.game == "kids" and event.table.status == "playing":
@@ -522,11 +540,21 @@ class Dealer:
         lines.append(t("over.rematch", lang))
         view = discord.ui.View(timeout=None)
         view.add_item(SameSeatsRematch(table.game_id, t("button.rematch", lang)))
-        files = [f for f in (await self.board_file(obs, table, lang),
-                             await replay_file(self.manager.store, table.game_id, names, lang))
-                 if f is not None]
-        await self.post(table, content="\n".join(lines), files=files, view=view,
-                        allowed_mentions=NO_MENTIONS)
+        final = await self.post(table, content="\n".join(lines),
+                                file=await self.board_file(obs, table, lang), view=view,
+                                allowed_mentions=NO_MENTIONS)
+        await self.tidy(table, final)
+        self.last_board.pop(table.game_id, None)
+        if final is None:
+            return
+        # the replay of a long Dice game takes seconds to draw: the result goes out first,
+        # the animation joins the same message when it is ready
+        replay = await replay_file(self.manager.store, table.game_id, names, lang)
+        if replay is not None:
+            try:
+                await final.edit(attachments=[*final.attachments, replay])
+            except (discord.HTTPException, aiohttp.ClientError, OSError):
+                log.exception("could not attach the replay of game %d", table.game_id)
 
     _handlers: ClassVar[dict[type[Event], Callable[[Dealer, Any], Awaitable[None]]]] = {
         LobbyChanged: _lobby_changed,

@@ -694,6 +694,13 @@ class Store:
             return TableManners(guild_id)
         return TableManners(guild_id, own_thread=bool(row[0]), tidy_boards=bool(row[1]))
 
+    async def tidy_guilds(self) -> set[int]:
+        """The servers that keep only the latest board message of a game."""
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT guild_id FROM guild_table_manners WHERE tidy_boards = 1")
+        return {r[0] for r in rows}
+
     async def save_table_manners(self, m: TableManners, *, now: float | None = None) -> None:
         async with self.transaction() as db:
             await db.execute(

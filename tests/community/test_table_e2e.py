@@ -14,7 +14,7 @@ from engine.timers import ManualClock
 from tests.community.play import add_computer, lobby_of, seat, start, won_by_resignation
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World
-from tests.e2e.people import boards
+from tests.e2e.people import boards, turn_from_dm
 from tests.fakediscord import FakeMessage, Person
 
 
@@ -108,8 +108,10 @@ async def test_rematch_keeps_the_seats_and_options_with_a_new_shuffle(world: Wor
         lambda: next((m for m in boards(world.discord, world.guild.channel_id)
                       if any(c.startswith("seq:rematch:") for c in m.custom_ids())), None),
         10, "the final board")
-    # the replay of the whole game rides along with the final board
-    gif = next(f for f in final.files if f.filename == "replay.gif")
+    # the replay of the whole game joins the final board as soon as it is drawn
+    gif = await world.discord.wait_for(
+        lambda: next((f for f in final.files if f.filename == "replay.gif"), None), 10,
+        "the replay on the final board")
     assert Image.open(io.BytesIO(gif.data)).format == "GIF" and gif.description
     refusal = await (await carol.click(final, label="Rematch")).reply()
     assert refusal.ephemeral and "Only the players of that game" in refusal.content
@@ -128,7 +130,10 @@ async def test_rematch_keeps_the_seats_and_options_with_a_new_shuffle(world: Wor
 
 async def test_rematch_in_norwegian(norsk: World) -> None:
     final = await won_by_resignation(norsk, norsk["Kari"], norsk["Ola"])
-    assert any(f.filename == "replay.gif" for f in final.files)
+    replay = await norsk.discord.wait_for(
+        lambda: next((f for f in final.files if f.filename == "replay.gif"), None), 10,
+        "the replay")
+    assert replay.description == "Hele spillet ligger i animasjonen."
     again = await (await norsk["Ola"].click(final, custom_id=final.button(
         custom_id_contains="seq:rematch:")["custom_id"])).reply()
     assert again.text.startswith("Omkamp! Samme plasser og valg")
@@ -193,3 +198,37 @@ async def test_the_server_language_setting_changes_the_channel_messages(world: W
     assert reply.content.startswith("Saved.")  # the admin still reads English
     lobby = await lobby_of(world, world["Alice"])
     assert "et nytt spill" in lobby.text and lobby.button(label="Bli med")
+
+
+async def test_tidy_boards_keeps_one_board_per_game_in_the_channel(world: World) -> None:
+    mum = admin(world)
+    await (await mum.slash("sequence settings", tidy_boards=True)).reply()
+    alice, bob = world["Alice"], world["Bob"]
+    lobby = await lobby_of(world, alice, "kids", level="1")
+    await seat(world, lobby, bob)
+    await start(world, lobby, alice)
+    channel = world.guild.channel_id
+    every = world.discord.channel_messages[channel]
+    first = newest_board(world)
+    table = world.bot.manager.table_for_channel(channel)
+    mover = alice if table.turn == 0 else bob
+    await turn_from_dm(mover, first)
+    second = await world.discord.wait_for(
+        lambda: next((m for m in every if m is not first and any(
+            f.filename == "board.png" for f in m.files)), None), 5, "the next board")
+    await world.discord.wait_for(lambda: first.deleted, 5, "the old board tidied away")
+    assert boards(world.discord, channel) == [second]
+
+
+async def test_without_tidying_every_board_stays(world: World) -> None:
+    alice, bob = world["Alice"], world["Bob"]
+    lobby = await lobby_of(world, alice, "kids", level="1")
+    await seat(world, lobby, bob)
+    await start(world, lobby, alice)
+    channel = world.guild.channel_id
+    first = newest_board(world)
+    table = world.bot.manager.table_for_channel(channel)
+    await turn_from_dm(alice if table.turn == 0 else bob, first)
+    await world.discord.wait_for(lambda: len(boards(world.discord, channel)) == 2, 5,
+                                 "two boards")
+    assert not first.deleted
