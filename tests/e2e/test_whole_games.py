@@ -148,7 +148,8 @@ async def test_a_new_lobby_is_one_message(world: World) -> None:
 
 
 async def test_a_hint_suggests_a_legal_move_privately(world: World) -> None:
-    lobby = await open_lobby(world)
+    # beginners' level: no Dragon, whose first hint would be "exchange it" (no space named)
+    lobby = await open_lobby(world, level="1")
     await join(world, lobby, "Bob")
     await start(world, lobby)
     table = world.bot.manager.table_for_channel(world.guild.channel_id)
