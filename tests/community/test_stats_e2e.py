@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.community.play import won_by_resignation
+from tests.community.play import add_computer, lobby_of, start, won_by_resignation
 from tests.e2e.conftest import World, running_bot
 from tests.fakediscord import FakeDiscord
 
@@ -25,7 +25,7 @@ async def test_stats_count_games_wins_and_the_current_streak(world: World) -> No
     assert (got["Games"], got["Wins"], got["Win rate"]) == ("3", "2", "67%")
     assert got["Wins in a row now"] == "0" and got["Best run of wins"] == "2"
     assert got["Favourite colour"] in ("red", "blue")
-    assert "1 losses" in got["Sequence for Kids"]
+    assert got["Sequence for Kids"] == "3 played · 2 won · 1 lost · 0 drawn · 67%"
     theirs = fields(await (await alice.slash("sequence stats", player=bob)).reply())
     assert (theirs["Games"], theirs["Wins"], theirs["Wins in a row now"]) == ("3", "1", "1")
 
@@ -44,8 +44,9 @@ async def test_the_leaderboard_needs_three_games_and_keeps_computers_apart(world
     board = await (await bob.slash("sequence leaderboard")).reply()
     assert not board.ephemeral
     people = fields(board)["People (at least 3 finished games)"]
-    assert people.splitlines()[0].startswith("🥇 **Alice**: 3 wins in 4 games (75%)")
-    assert "**Bob**: 0 wins in 3 games" in people and "Carol" not in people
+    assert people.splitlines()[0] == "🥇 **Alice**: won 3 of 4 games (75%)"
+    assert people.splitlines()[1] == "🥈 **Bob**: won 0 of 3 games (0%)"
+    assert "Carol" not in people
     assert fields(board)["Computer players (never ranked with people)"] == (
         "No games against computer players yet.")
     dice = await (await bob.slash("sequence leaderboard", game="dice")).reply()
@@ -83,3 +84,22 @@ async def test_stats_and_leaderboard_in_norwegian(norsk: World) -> None:
     board = await (await ola.slash("sequence leaderboard")).reply()
     assert "Ingen har spilt ferdig 3 spill ennå" in board.text
     assert "Datamaskinspillere" in board.text
+
+
+async def test_computer_players_appear_by_level_apart_from_people(world: World) -> None:
+    alice = world["Alice"]
+    for level in ("easy", "hard"):
+        lobby = await lobby_of(world, alice)
+        await add_computer(world, lobby, alice, level)
+        await start(world, lobby, alice)
+        await (await alice.slash("sequence resign")).wait_ack()
+        await world.discord.wait_for(
+            lambda: world.bot.manager.table_for_channel(world.guild.channel_id) is None, 5,
+            "the game over")
+    board = await (await alice.slash("sequence leaderboard")).reply()
+    got = fields(board)
+    assert got["Computer players (never ranked with people)"].splitlines() == [
+        "Computer (easy): won 1 of 1 games (100%)", "Computer (hard): won 1 of 1 games (100%)"]
+    assert "Computer" not in got["People (at least 3 finished games)"]
+    mine = fields(await (await alice.slash("sequence stats")).reply())
+    assert (mine["Games"], mine["Wins"]) == ("2", "0")
