@@ -30,8 +30,8 @@ SECTIONS = {
     "dice": ("turn", "special", "win", "draw"),
 }
 PICTURE_WORDS = {
-    "kids": ("unicorn", "dragon", "free"),
-    "dice": ("roll10", "roll11", "roll_again"),
+    "kids": ("unicorn", "dragon", "free", "line"),
+    "dice": ("roll10", "roll11", "roll_again", "line"),
 }
 COLOURS = {"kids": discord.Colour.from_rgb(214, 96, 40),
            "dice": discord.Colour.from_rgb(0, 130, 100)}
@@ -61,7 +61,8 @@ def _minutes(seconds: float) -> str:
 async def rules_file(game: str, lang: str) -> discord.File | None:
     """The rules picture (drawn in a worker thread); None, logged, if drawing failed, so
     the words still go out."""
-    captions = {key: t(f"rules.picture.{key}", lang) for key in PICTURE_WORDS[game]}
+    captions = {key: t(f"rules.picture.{game}.{key}" if key == "line" else
+                       f"rules.picture.{key}", lang) for key in PICTURE_WORDS[game]}
     try:
         png = await asyncio.to_thread(rules_png, game, captions, lang)
     except Exception:

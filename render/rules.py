@@ -2,8 +2,8 @@
 the things a child must recognise (the Unicorn and Dragon cards; the dice rolls that do
 something special). Words come from the caller, already translated: this module draws.
 
-    rules_png("kids", captions, lang)   captions: unicorn, dragon, free (Kids); roll10, roll11,
-    rules_png("dice", captions, lang)   roll_again (Dice). A missing caption is left out.
+    rules_png("kids", captions, lang)   captions: line (both); unicorn, dragon, free (Kids);
+    rules_png("dice", captions, lang)   roll10, roll11, roll_again (Dice). Missing: left out.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ DICE_EXAMPLE = {"green": ("B6", "C6", "D6", "E6", "F6"), "blue": ("C3", "D3", "E
                 "line": ("B6", "C6", "D6", "E6", "F6")}
 
 
-def example_board(game: str, *, cell: int = RULES_CELL) -> Image.Image:
+def example_board(game: str, lang: str = "en", *, cell: int = RULES_CELL) -> Image.Image:
     """The board with a winning line drawn on it, without the players' legend."""
     sample = engine.new_game(game, 2, 0)
     obs: dict[str, Any] = sample.observation(None)
@@ -47,7 +47,7 @@ def example_board(game: str, *, cell: int = RULES_CELL) -> Image.Image:
             board[_index(space, width)] = side
     obs = {**obs, "board": board, "winning_line": list(example["line"]), "last": None,
            "is_over": True, "turn": None}
-    image = board_image(obs, names=["", ""], lang="en", cell=cell).convert("RGB")
+    image = board_image(obs, names=["", ""], lang=lang, cell=cell).convert("RGB")
     geo = geometry_for(obs, cell)
     return image.crop((0, 0, image.width, geo.legend_top))
 
@@ -76,7 +76,7 @@ def _side_items(game: str, captions: Mapping[str, str], lang: str
 
 def rules_image(game: str, captions: Mapping[str, str], lang: str = "en") -> Image.Image:
     """The board on the left, the special cards or dice stacked on the right."""
-    board = example_board(game)
+    board = example_board(game, lang)
     items = _side_items(game, captions, lang)
     row_h = [img.height + CAPTION + 16 for img, _ in items]
     columns = 2 if game == "kids" else 1
@@ -86,12 +86,16 @@ def rules_image(game: str, captions: Mapping[str, str], lang: str = "en") -> Ima
         col_w = max(col_w, 300)
     side_h = max(sum(row_h[c * per_col:(c + 1) * per_col]) for c in range(columns))
     width = board.width + GAP + columns * col_w
-    height = max(board.height, side_h + GAP) + CAPTION + GAP
+    notes = [text for text in (captions.get("line"),
+                               captions.get("free") if game == "kids" else None) if text]
+    below = board.height + len(notes) * (CAPTION + 8) + GAP
+    height = max(below, side_h + GAP)
     out = Image.new("RGB", (width, height), pal.BACKGROUND)
     out.paste(board, (0, 0))
-    if game == "kids" and captions.get("free"):
-        paste_text(out, "★ " + captions["free"], GAP, board.height + CAPTION / 2 + 4, CAPTION,
-                   pal.INK, bold=True, max_width=board.width - GAP)
+    for n, text in enumerate(notes):
+        marker = "★ " if text == captions.get("free") else ""
+        paste_text(out, marker + text, GAP, board.height + n * (CAPTION + 8) + CAPTION / 2 + 4,
+                   CAPTION, pal.INK, bold=True, max_width=board.width - GAP)
     x0 = board.width + GAP
     for c in range(columns):
         y = GAP
