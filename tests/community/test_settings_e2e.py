@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.community.conftest import MANAGE_GUILD
 from tests.community.play import lobby_of
-from tests.e2e.conftest import World
-from tests.fakediscord import Person
+from tests.e2e.conftest import World, running_bot
+from tests.fakediscord import FakeDiscord, Person
 from tests.fakediscord.payloads import MEMBER_PERMISSIONS
 
 
@@ -83,3 +85,34 @@ async def test_the_settings_speak_norwegian(norsk: World) -> None:
     assert got["Turtid"] == "3 min per tur"
     assert got["Når tiden for en tur går ut"] == "En datamaskinspiller gjør trekket"
     assert got["Språk i kanalene"] == "Norsk (bokmål)"
+
+
+async def test_the_new_commands_have_norwegian_names(norsk: World) -> None:
+    (sequence,) = [c for c in norsk.discord.commands[norsk.guild.id] if c["name"] == "sequence"]
+    subs = {o["name"]: o for o in sequence["options"]}
+    assert subs["stats"]["name_localizations"]["no"] == "statistikk"
+    assert subs["leaderboard"]["name_localizations"]["no"] == "toppliste"
+    assert subs["settings"]["name_localizations"]["no"] == "innstillinger"
+    timer = next(o for o in subs["settings"]["options"] if o["name"] == "turn_timer")
+    assert (timer["min_value"], timer["max_value"]) == (0, 1440)
+    assert timer["name_localizations"]["no"] == "turtid"
+
+
+async def test_settings_survive_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice = fake.add_person("Alice", guild)
+        mum = fake.add_person("Mum", guild, permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db):
+                await (await mum.slash("sequence settings", language="no", turn_timer=5,
+                                       tidy_boards=True)).reply()
+            async with running_bot(fake, guild, db) as bot:
+                shown = fields(await (await mum.slash("sequence settings")).reply())
+                assert shown["Language in channels"] == "Norsk (bokmål)"
+                assert shown["Turn timer"] == "5 min per turn"
+                assert shown["Tidy old board messages"] == "on"
+                assert guild.id in bot.dealer.tidy_guilds
+                lobby = await (await alice.slash("sequence new", game="dice")).reply()
+                assert "et nytt spill" in lobby.text
