@@ -256,10 +256,12 @@ class Dealer:
             return t(f"autocomplete.{kind}", lang, space=space)
         return space or action
 
-    async def hand_payload(self, table: TableView, user_id: int, lang: str
-                           ) -> dict[str, Any]:
-        """The hand as a message: picture, a line of text, a button per card."""
-        obs = self.manager.observation_for(table.game_id, user_id)
+    async def hand_payload(self, table: TableView, user_id: int, lang: str,
+                           obs: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The hand as a message: picture, a line of text, a button per card. ``obs``: the
+        seat's view to show (default: as it is now)."""
+        if obs is None:
+            obs = self.manager.observation_for(table.game_id, user_id)
         if table.game != "kids":
             return {"content": t("hand.none", lang)}
         seat = obs.get("seat")
@@ -323,9 +325,10 @@ class Dealer:
                                                  game=t(f"game.{table.game}", lang),
                                                  place=self.place(table, lang)))
 
-    async def deliver_hand(self, table: TableView, user_id: int) -> None:
+    async def deliver_hand(self, table: TableView, user_id: int,
+                           obs: dict[str, Any] | None = None) -> None:
         lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)
-        payload = await self.hand_payload(table, user_id, lang)
+        payload = await self.hand_payload(table, user_id, lang, obs)
         if await self.dm(user_id, **payload):
             return
         if (table.game_id, user_id) in self._warned:
@@ -497,8 +500,13 @@ class Dealer:
             log.info("could not tidy an old board of game %d", table.game_id, exc_info=True)
 
     async def _hand_changed(self, event: HandChanged) -> None:
-        if event.table.game == "kids" and event.table.status == "playing":
-            await self.deliver_hand(event.table, event.user_id)
+        if event.table.game != "kids" or event.table.status != "playing":
+            return
+        try:
+            self.manager.get(event.game_id)
+        except EngineError:
+            return  # the game ended while this was waiting its turn: no hand to show now
+        await self.deliver_hand(event.table, event.user_id, event.observation)
 
     async def _seat_changed(self, event: SeatChanged) -> None:
         table = event.table
