@@ -146,6 +146,21 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def start(self, interaction: discord.Interaction) -> None:
         await self._lobby_command(interaction, "start", "reply.started")
 
+    @app_commands.command(name=L("cmd.remove.name"), description=L("cmd.remove.description"))
+    @app_commands.rename(seat=L("opt.seat.name"))
+    @app_commands.describe(seat=L("opt.seat.description"))
+    @app_commands.guild_only()
+    async def remove(self, interaction: discord.Interaction,
+                     seat: app_commands.Range[int, 1, 4]) -> None:
+        async def work() -> None:
+            table = self._table_here(interaction)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            # the manager decides who may (the host) and when (in the lobby)
+            await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1)
+            await self._done(interaction, "reply.removed")
+
+        await self.dealer.guarded(interaction, work, "/sequence remove")
+
     @app_commands.command(name=L("cmd.leave.name"), description=L("cmd.leave.description"))
     @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction) -> None:

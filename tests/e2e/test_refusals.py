@@ -164,3 +164,17 @@ async def test_a_button_no_version_of_the_bot_knows_is_answered(world: World) ->
     old = button_copy(world, world.guild.channel_id, "seq:play")
     reply = await (await world["Alice"].click(old, "seq:play")).reply()
     await refused(reply, "That button no longer works")
+
+
+async def test_only_the_host_removes_a_seat_from_the_lobby(world: World) -> None:
+    fake = world.discord
+    lobby = await open_lobby(world)
+    await join(world, lobby, "Bob")
+    await (await world["Bob"].click(lobby, label="Add computer (easy)")).wait_ack()
+    await fake.wait_for(lambda: "Computer (easy)" in lobby.text, 5, "a computer seated")
+    await refused(await (await world["Bob"].slash("sequence remove", seat=3)).reply(),
+                  "Only the host")
+    assert "Computer (easy)" in lobby.text
+    reply = await (await world["Alice"].slash("sequence remove", seat=3)).reply()
+    assert reply.ephemeral and "removed" in reply.content
+    await fake.wait_for(lambda: "Computer (easy)" not in lobby.text, 5, "the seat gone")
