@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .harness import BotProcess, RecordingDiscord, board_messages, unhandled_lines
+from .harness import (
+    BotProcess,
+    RecordingDiscord,
+    board_messages,
+    known_bug,
+    unhandled_records,
+)
+from .leaks import find_leaks
 from .players import EXPECTED_FAILURES, Ledger, Player, newest_with, play_until_over
 from .truth import GameTruth, expected_boards, read_games
 
@@ -68,6 +75,8 @@ class KillReport:
     boards_duplicated: int = 0
     invariant_problems: list[str] = field(default_factory=list)
     unhandled: list[str] = field(default_factory=list)
+    known_bugs: Counter[str] = field(default_factory=Counter)
+    leaks: list[str] = field(default_factory=list)
     old_button_clicks: int = 0
     fallbacks: int = 0
     restart_s: list[float] = field(default_factory=list)
@@ -81,7 +90,8 @@ class KillReport:
                 f"{len(self.moves_lost)} lost, {len(self.committed_lost)} committed lost; "
                 f"boards missing {self.boards_missing}, duplicated {self.boards_duplicated}; "
                 f"{len(self.invariant_problems)} invariant problems; "
-                f"{len(self.unhandled)} unhandled; {self.old_button_clicks} clicks on old "
+                f"{len(self.unhandled)} unhandled, known bugs {dict(self.known_bugs)}; "
+                f"{len(self.leaks)} leaks; {self.old_button_clicks} clicks on old "
                 f"buttons, {self.fallbacks} fallbacks; restart {restart:.2f} s; "
                 f"{self.seconds:.0f} s")
 
@@ -337,7 +347,14 @@ class KillRun:
                 if (g.status == "finished" and not g.invariant_problems()
                         and g.id not in lost_games):
                     r.games_finished_ok += 1
-        r.unhandled = unhandled_lines(self.bot.log())
+        log_text = self.bot.log()
+        for record in unhandled_records(log_text):
+            bug = known_bug(record)
+            if bug:
+                r.known_bugs[bug.split("::")[1]] += 1
+            else:
+                r.unhandled.append(record.split("\n", 1)[0])
+        r.leaks = find_leaks(self.fake, self.db, log_text, self.fake.token)
         if self.fake.unhandled:
             r.unhandled += [f"fake Discord: no route for {x}" for x in self.fake.unhandled]
 

@@ -64,6 +64,7 @@ class FuzzReport:
     client_refused: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
     unanswered: Counter[str] = field(default_factory=Counter)  # kind -> count
+    unanswered_examples: list[str] = field(default_factory=list)
     refusals: int = 0
     public_refusals: list[str] = field(default_factory=list)
     apologies: list[str] = field(default_factory=list)
@@ -72,7 +73,8 @@ class FuzzReport:
         return (f"{self.sent} interactions ({dict(self.kinds)}), {self.acknowledged} "
                 f"acknowledged, unanswered {dict(self.unanswered)}, {self.refusals} "
                 f"refusals ({len(self.public_refusals)} public), {len(self.apologies)} "
-                f"apologies, {self.client_refused} refused by the client")
+                f"unanswered e.g. {self.unanswered_examples[:3]}, "
+                f"{self.client_refused} refused by the client")
 
 
 class Fuzzer:
@@ -128,8 +130,11 @@ class Fuzzer:
         ]
         if self.include_unknown_ids:
             shapes.append(("unknown", self.rng.choice(
-                ["seq:", "seq:play", "nope", "seq:card:1", "seq:lobby:1:", "x" * 100,
-                 "seq:play:1:2:lion@B3:extra:", "🦁", "seq:hand:-1"])))
+                ["seq:", "seq:play", "seq:card:1", "seq:lobby:1:", "seq:hand:-1",
+                 "seq:play:1:2:lion@B3:extra:", "seq:🦁", "seq:" + "x" * 96])))
+            # not the bot's own shape at all: only a forged client sends these, and the bot
+            # may leave them unanswered (another app's button, as far as it can tell)
+            shapes.append(("foreign", self.rng.choice(["nope", "x" * 100, "🦁", " "])))
         kind, cid = self.rng.choice(shapes)
         if self.rng.random() < 0.15:
             return "spaces", f"seq:spaces:{g}:{ply}:{self.rng.randint(0, 9)}", [
@@ -223,7 +228,7 @@ class Fuzzer:
                                   else "button"] += 1
                 batch.append(sent)
             self.sent += batch
-            await asyncio.gather(*(self._acked(i) for _, i in batch))
+            await asyncio.gather(*(self._acked(i) for kind, i in batch if kind != "foreign"))
         await asyncio.sleep(1.0)  # followups of deferred answers
         self.conclude()
         return self.report
@@ -242,8 +247,9 @@ class Fuzzer:
         for kind, interaction in self.sent:
             if interaction.acknowledged:
                 self.report.acknowledged += 1
-            else:
+            elif kind != "foreign":
                 self.report.unanswered[kind] += 1
+                self.report.unanswered_examples.append(str(interaction.payload["data"])[:120])
             for message in by_interaction.get(interaction.id, []):
                 text = message.content
                 if any(a in text for a in apologies):

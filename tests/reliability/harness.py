@@ -144,6 +144,8 @@ _RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", re.M)
 def log_records(log_text: str) -> list[str]:
     """A log split into records (a record's traceback stays with it)."""
     starts = [m.start() for m in _RECORD_START.finditer(log_text)]
+    if not starts:
+        return [log_text] if log_text.strip() else []
     return [log_text[a:b].rstrip() for a, b in zip(starts, [*starts[1:], len(log_text)],
                                                     strict=True)]
 
@@ -206,9 +208,8 @@ class BotProcess:
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    async def start(self, timeout: float = 30.0) -> None:
-        """Start the bot and wait until it has identified on the gateway."""
-        before = self.fake.identified
+    async def launch(self) -> asyncio.subprocess.Process:
+        """Start ``python bot.py`` and return at once (``start`` waits for it to connect)."""
         with self.log_path.open("ab") as log_file:
             log_file.write(f"----- start {self.starts + 1}\n".encode())
             log_file.flush()
@@ -216,6 +217,12 @@ class BotProcess:
                 sys.executable, str(ROOT / "bot.py"), cwd=str(ROOT), env=self.env(),
                 stdin=asyncio.subprocess.DEVNULL, stdout=log_file, stderr=log_file)
         self.starts += 1
+        return self.process
+
+    async def start(self, timeout: float = 30.0) -> None:
+        """Start the bot and wait until it has identified on the gateway."""
+        before = self.fake.identified
+        await self.launch()
         try:
             await self.fake.wait_for(
                 lambda: self.fake.identified > before or not self.alive, timeout,

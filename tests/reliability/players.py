@@ -96,7 +96,7 @@ class Player:
         board = newest_with(board_messages(self.fake, game.channel_id), f"seq:hand:{game.id}")
         if board is None:
             return False
-        self.ledger.fallbacks += hand is not None
+        self.ledger.fallbacks += 1
         mine = await (await self._click(board, f"seq:hand:{game.id}")).reply(self.timeout)
         return await self._play_from(mine, game)
 

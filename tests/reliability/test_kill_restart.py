@@ -37,6 +37,7 @@ async def test_games_survive_sigkill_in_the_lobby_mid_turn_after_a_commit_and_mi
     assert report.boards_duplicated == 0, report.summary()
     assert report.invariant_problems == []
     assert report.unhandled == [], report.unhandled
+    assert report.leaks == [], report.leaks[:5]
     assert report.games_started == 2 and report.games_finished_ok == 2, report.summary()
     assert report.old_button_clicks > 0, "buttons sent before a kill were used after it"
 
@@ -49,6 +50,7 @@ async def test_thirty_kills_across_kids_and_dice_games(tmp_path: Path) -> None:
     assert report.moves_lost == [] and report.committed_lost == []
     assert report.boards_duplicated == 0
     assert report.invariant_problems == [] and report.unhandled == []
+    assert report.leaks == [], report.leaks[:5]
     assert report.games_finished_ok == report.games_started, report.summary()
 
 
@@ -151,10 +153,6 @@ async def test_a_committed_move_whose_board_was_lost_is_still_there_after_a_rest
         assert len(s.game().actions) == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "recovery does not re-announce: a move committed just before a crash never gets its "
-    "board posted (GameManager.start restores games silently and the dealer keeps no record "
-    "of which ply it announced), so the channel still says the previous player is to move"))
 async def test_the_board_a_crash_swallowed_is_posted_on_recovery(tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
         game = await start_game(s, "kids")
@@ -169,10 +167,6 @@ async def test_the_board_a_crash_swallowed_is_posted_on_recovery(tmp_path: Path)
             "the board of the move committed before the crash")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "recovery does not re-send hands: when the bot dies while sending the hand DM after a "
-    "draw, the player's newest DM hand after the restart still shows the card they played "
-    "and not the card they drew"))
 async def test_the_hand_a_crash_swallowed_is_sent_on_recovery(tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
         game = await start_game(s, "kids")
@@ -191,10 +185,6 @@ async def test_the_hand_a_crash_swallowed_is_sent_on_recovery(tmp_path: Path) ->
         await s.fake.wait_for(newest_hand_is_current, 5, "the hand after the draw")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a Dice roll committed just before a crash leaves the roller without a way to place by "
-    "button: after the restart the Roll button answers 'already played' and /sequence roll "
-    "answers 'You have already rolled: choose a space.' with no spaces to choose"))
 async def test_a_roll_whose_prompt_a_crash_swallowed_can_be_placed_after_recovery(
         tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
@@ -215,10 +205,6 @@ async def test_a_roll_whose_prompt_a_crash_swallowed_can_be_placed_after_recover
         assert list(reply.components()), f"the roller is offered the spaces: {reply.content!r}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a lobby created just before a crash (committed, lobby message not yet posted) has no "
-    "lobby message after the restart: nobody can click Join, Start or Add computer, and "
-    "there is no slash command to add a computer player"))
 async def test_a_lobby_whose_message_a_crash_swallowed_is_posted_on_recovery(
         tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
