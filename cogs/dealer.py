@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -74,6 +75,9 @@ class Dealer:
         self.dm_closed: set[int] = set()
         self.dm_open: set[int] = set()
         self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
+        # tables created before this moment were restored from the database by this
+        # process and may need showing again (see recover)
+        self.started_at = time.time()
         self.server_lang: dict[int, str] = {}  # a server's chosen language (/sequence settings)
         self.seating: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
         self.tidy_guilds: set[int] = set()  # servers that keep only the latest board
@@ -347,11 +351,15 @@ class Dealer:
         is missing is posted (nothing is doubled).
         """
         for table in self.manager.tables():
+            if table.created_at >= self.started_at:
+                continue  # made by this process: announced as it happened
             try:
                 if table.status == "lobby":
                     await self._recover_lobby(table)
                 elif table.status == "playing":
                     await self._recover_game(table)
+            except EngineError:
+                continue  # it ended meanwhile
             except Exception:
                 log.exception("could not show game %d again after the restart", table.game_id)
 
