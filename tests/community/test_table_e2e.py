@@ -232,3 +232,22 @@ async def test_without_tidying_every_board_stays(world: World) -> None:
     await world.discord.wait_for(lambda: len(boards(world.discord, channel)) == 2, 5,
                                  "two boards")
     assert not first.deleted
+
+
+async def test_rematch_does_not_seat_someone_who_left_again(world: World) -> None:
+    alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
+    lobby = await lobby_of(world, alice, "dice")
+    await seat(world, lobby, bob)
+    await seat(world, lobby, carol)
+    await start(world, lobby, alice)
+    await (await carol.slash("sequence leave")).wait_ack()
+    await (await bob.slash("sequence resign")).wait_ack()
+    final = await world.discord.wait_for(
+        lambda: next((m for m in boards(world.discord, world.guild.channel_id)
+                      if any(c.startswith("seq:rematch:") for c in m.custom_ids())), None),
+        10, "the final board")
+    # Carol played, so she may ask for the rematch; she left, so she is not seated again
+    again = await (await carol.click(final, label="Rematch")).reply()
+    assert not again.ephemeral and "Same seats and options" in again.text
+    seats = re.findall(r"^\d\. (.+)$", again.text, re.M)
+    assert seats[:3] == ["Alice (host)", "Bob", "open"]
