@@ -529,6 +529,8 @@ class Dealer:
                                                mention=f"<@{event.user_id}>"))
 
     async def _turn_timed_out(self, event: TurnTimedOut) -> None:
+        if event.outcome == "seat_freed":
+            return  # the SeatChanged ("freed") message already says so
         table = event.table
         lang = self.guild_lang(table.guild_id)
         name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"

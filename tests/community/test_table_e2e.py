@@ -251,3 +251,32 @@ async def test_rematch_does_not_seat_someone_who_left_again(world: World) -> Non
     assert not again.ephemeral and "Same seats and options" in again.text
     seats = re.findall(r"^\d\. (.+)$", again.text, re.M)
     assert seats[:3] == ["Alice (host)", "Bob", "open"]
+
+
+async def test_missing_too_many_turns_frees_the_seat_with_one_message(world: World) -> None:
+    alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
+    lobby = await lobby_of(world, alice, "kids", level="1")
+    await seat(world, lobby, bob)
+    await seat(world, lobby, carol)
+    clock = ManualClock(start=time.time())
+    world.bot.manager.clock = clock
+    boss = admin(world, "Boss")
+    await (await boss.slash("sequence settings", turn_timer=1, on_timeout="skip")).reply()
+    await world.bot.manager.set_guild_settings(world.guild.id, absences_to_free=1)
+    await start(world, lobby, alice)
+    manager = world.bot.manager
+    table = manager.table_for_channel(world.guild.channel_id)
+    mover = table.seats[table.turn]
+    before = len(world.discord.visible_messages(world.guild.channel_id))
+    clock.advance(61)
+    await manager.check_timers()
+    freed = await world.discord.wait_for(
+        lambda: [m for m in posted_since(world, before) if "seat is free" in m.content], 5,
+        "the freed seat")
+    assert freed[0].content.startswith(f"{mover.name}'s seat is free")
+    # events reach the channel in order: once the end is announced, all before it has been
+    await (await alice.slash("sequence end")).wait_ack()
+    await world.discord.wait_for(
+        lambda: [m for m in posted_since(world, before) if "was ended by" in m.content], 5,
+        "the end")
+    assert not [m for m in posted_since(world, before) if "ran out of time" in m.content]
