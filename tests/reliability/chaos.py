@@ -38,7 +38,7 @@ from typing import Any
 from .harness import (
     BotProcess,
     RecordingDiscord,
-    board_messages,
+    board_count_problems,
     known_bug,
     unhandled_records,
 )
@@ -339,10 +339,10 @@ class KillRun:
                 r.games_unfinished += 1
         lost_games = {gid for gid, _, _ in r.moves_lost}
         for channel, played in by_channel.items():
-            posted = board_messages(self.fake, channel)
-            expected = sum(expected_boards(g) for g in played)
-            r.boards_missing += max(0, expected - len(posted))
-            r.boards_duplicated += max(0, len(posted) - expected)
+            missing, doubled = board_count_problems(
+                self.fake, channel, sum(expected_boards(g) for g in played))
+            r.boards_missing += missing
+            r.boards_duplicated += doubled
             for g in played:
                 if (g.status == "finished" and not g.invariant_problems()
                         and g.id not in lost_games):

@@ -19,7 +19,7 @@ from bot import SequenceBot
 from tests.e2e.conftest import running_bot
 from tests.fakediscord import FakeGuild, FakeMessage, Person
 
-from .harness import RecordingDiscord, board_messages, unhandled_lines
+from .harness import RecordingDiscord, board_count_problems, board_messages, unhandled_lines
 from .players import Ledger, Player, play_until_over
 from .truth import GameTruth, expected_boards, read_games
 
@@ -123,10 +123,10 @@ class Rig:
         out = [str(x) for x in self.ledger.lost(games)]
         for g in played:
             out += g.invariant_problems()
-        expected = sum(expected_boards(g) for g in played)
-        posted = len(board_messages(self.fake, channel))
-        if posted != expected:
-            out.append(f"{posted} boards posted for {expected} expected")
+        missing, doubled = board_count_problems(self.fake, channel,
+                                                sum(expected_boards(g) for g in played))
+        if missing or doubled:
+            out.append(f"boards: {missing} missing, {doubled} doubled")
         out += unhandled_lines(self.log.text)
         out += [f"fake Discord: no route for {x}" for x in self.fake.unhandled]
         return out

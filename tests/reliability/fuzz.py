@@ -71,9 +71,9 @@ class FuzzReport:
 
     def summary(self) -> str:
         return (f"{self.sent} interactions ({dict(self.kinds)}), {self.acknowledged} "
-                f"acknowledged, unanswered {dict(self.unanswered)}, {self.refusals} "
-                f"refusals ({len(self.public_refusals)} public), {len(self.apologies)} "
-                f"unanswered e.g. {self.unanswered_examples[:3]}, "
+                f"acknowledged, unanswered {dict(self.unanswered)} "
+                f"{self.unanswered_examples[:3]}, {self.refusals} refusals "
+                f"({len(self.public_refusals)} public), {len(self.apologies)} apologies, "
                 f"{self.client_refused} refused by the client")
 
 

@@ -38,7 +38,9 @@ async def test_games_survive_sigkill_in_the_lobby_mid_turn_after_a_commit_and_mi
     assert report.invariant_problems == []
     assert report.unhandled == [], report.unhandled
     assert report.leaks == [], report.leaks[:5]
-    assert report.games_started == 2 and report.games_finished_ok == 2, report.summary()
+    # a table whose game ends before the kills are done plays another
+    assert report.games_started >= 2, report.summary()
+    assert report.games_finished_ok == report.games_started, report.summary()
     assert report.old_button_clicks > 0, "buttons sent before a kill were used after it"
 
 

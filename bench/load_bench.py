@@ -1,0 +1,202 @@
+"""Load: how many concurrent games the bot holds with interaction acks at p99 under 1 s.
+
+The bot runs as its own process (``python bot.py``) against the fake Discord on 127.0.0.1.
+Kids games between two people each are added in steps (4, 8, 16, ...); at each step every
+game is played as fast as its people can click (card, then space, from the DM hand) for a
+fixed window, and the time from the click to the bot's acknowledgement is taken on the
+fake's side, as Discord would see it (an ack later than Discord's 3 s counts as 3 s). The
+run stops at the first step whose p99 passes 1 s, or when its time budget is spent.
+
+Memory: the bot's resident set (``VmRSS``, peak ``VmHWM``) from ``/proc``; the memory of an
+idle game is the growth of a fresh bot's RSS over 40 started games nobody plays (after 4
+warm-up games, so fonts, sprites and tile caches are not counted).
+
+Caveat: the people and the fake server share the 2 cores with the bot, so the figures are
+for the whole loop on one machine, not the bot alone.
+
+    python -m bench load        (or: make load)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+STEPS = tuple(int(x) for x in os.environ.get("LOAD_STEPS", "4,8,16,32,64,96").split(","))
+WINDOW_S = float(os.environ.get("LOAD_WINDOW_S", "8"))
+BUDGET_S = float(os.environ.get("LOAD_BUDGET_S", "100"))
+P99_LIMIT_S = 1.0
+IDLE_GAMES = 40
+
+log = logging.getLogger(__name__)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+class Table:
+    """One channel with two people playing Kids games one after another."""
+
+    def __init__(self, fake: Any, channel: int, host: Any, guest: Any) -> None:
+        self.fake, self.channel, self.host, self.guest = fake, channel, host, guest
+        self.moves = 0
+
+    async def open(self) -> None:
+        from tests.reliability.harness import board_messages
+
+        before = len(board_messages(self.fake, self.channel))
+        lobby = await (await self.host.slash("sequence new", game="kids", channel=self.channel,
+                                             timeout=30)).reply(30)
+        await (await self.guest.click(lobby, label="Join", timeout=30)).wait_ack(30)
+        await self.fake.wait_for(lambda: self.guest.name in lobby.text, 30, "the guest seated")
+        await (await self.host.click(lobby, label="Start", timeout=30)).wait_ack(30)
+        await self.fake.wait_for(
+            lambda: len(board_messages(self.fake, self.channel)) > before, 30, "the board")
+
+    async def play(self, until: float) -> None:
+        """Take turns until ``until`` (monotonic); a finished game is followed by a new one."""
+        from tests.e2e.people import whose_turn
+        from tests.reliability.harness import board_messages
+        from tests.reliability.players import newest_with
+
+        people = {self.host.id: self.host, self.guest.id: self.guest}
+        while time.monotonic() < until:
+            board = board_messages(self.fake, self.channel)[-1]
+            if any(c.startswith("seq:rematch:") for c in board.custom_ids()):
+                await self.open()
+                continue
+            mover = people.get(whose_turn(board) or 0)
+            if mover is None:
+                await asyncio.sleep(0.05)
+                continue
+            seen = len(board_messages(self.fake, self.channel))
+            hand = newest_with(mover.dms(), "seq:card:")
+            if hand is None:
+                await asyncio.sleep(0.05)
+                continue
+            played = False
+            for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
+                prompt = await (await mover.click(hand, card, timeout=30)).reply(30)
+                buttons = [b["custom_id"] for b in prompt.buttons()
+                           if b["custom_id"].startswith("seq:play:")]
+                if buttons:
+                    await (await mover.click(prompt, buttons[0], timeout=30)).wait_ack(30)
+                    played = True
+                    break
+                if prompt.selects():
+                    menu = prompt.selects()[0]
+                    await (await mover.select(prompt, menu["custom_id"],
+                                              [menu["options"][0]["value"]], timeout=30)
+                           ).wait_ack(30)
+                    played = True
+                    break
+            if not played:
+                await asyncio.sleep(0.1)  # a stale hand: its DM is on the way
+                continue
+            self.moves += 1
+            # the next turn starts from the next board (and the mover's new hand)
+            await self.fake.wait_for(
+                lambda s=seen: len(board_messages(self.fake, self.channel)) > s, 30,
+                "the next board")
+            await asyncio.sleep(0.02)
+
+
+async def _ack_times(fake: Any, since: float) -> list[float]:
+    out = []
+    for interaction in list(fake.interactions.values()):
+        if interaction.sent_at < since:
+            continue
+        if interaction.acked_at is not None:
+            out.append(interaction.acked_at - interaction.sent_at)
+        elif time.perf_counter() - interaction.sent_at > 3.0:
+            out.append(3.0)  # Discord gave up on it
+    return out
+
+
+async def _measure(workdir: Path) -> dict[str, float]:
+    from tests.fakediscord import FakeDiscord
+    from tests.reliability.harness import BotProcess
+
+    started = time.monotonic()
+    out: dict[str, float] = {}
+    async with FakeDiscord(token="load-" + os.urandom(8).hex()) as fake:
+        top = max(STEPS)
+        guild = fake.add_guild("Load", channels=tuple(f"t{i}" for i in range(top)))
+        people = [(fake.add_person(f"H{i}", guild), fake.add_person(f"G{i}", guild))
+                  for i in range(top)]
+        bot = BotProcess(fake, workdir / "load.db", workdir / "load.log", guild_id=guild.id)
+        await bot.start()
+        tables: list[Table] = []
+        peak_rss = 0
+        try:
+            await fake.wait_for(lambda: fake.commands.get(guild.id), 30, "command sync")
+            for step in STEPS:
+                if time.monotonic() - started > BUDGET_S:
+                    break
+                new = [Table(fake, guild.channel_ids[i], *people[i])
+                       for i in range(len(tables), step)]
+                await asyncio.gather(*(t.open() for t in new))
+                tables += new
+                moves_before = sum(t.moves for t in tables)
+                window_start = time.perf_counter()
+                until = time.monotonic() + WINDOW_S
+                await asyncio.gather(*(t.play(until) for t in tables), return_exceptions=True)
+                elapsed = time.perf_counter() - window_start
+                acks = await _ack_times(fake, window_start)
+                moves = sum(t.moves for t in tables) - moves_before
+                p50, p99 = _quantile(acks, 0.5), _quantile(acks, 0.99)
+                peak_rss = max(peak_rss, bot.rss_kib("VmHWM"))
+                print(f"   {step:4d} games: {moves / elapsed:6.1f} moves/s, ack p50 "
+                      f"{p50 * 1000:6.1f} ms p99 {p99 * 1000:7.1f} ms "
+                      f"({len(acks)} acks), RSS {bot.rss_kib() / 1024:.0f} MiB", flush=True)
+                if p99 > P99_LIMIT_S:
+                    break
+                out.update(load_max_games=float(step), load_moves_per_s=round(moves / elapsed, 1),
+                           load_ack_ms_p50=round(p50 * 1000, 1),
+                           load_ack_ms_p99=round(p99 * 1000, 1))
+            out["load_peak_rss_mib"] = round(peak_rss / 1024, 1)
+        finally:
+            await bot.stop()
+    return out
+
+
+async def _idle_memory(workdir: Path) -> float:
+    """KiB of bot memory per started game that nobody plays."""
+    from tests.fakediscord import FakeDiscord
+    from tests.reliability.harness import BotProcess
+
+    warm = 4
+    async with FakeDiscord(token="idle-" + os.urandom(8).hex()) as fake:
+        n = warm + IDLE_GAMES
+        guild = fake.add_guild("Idle", channels=tuple(f"t{i}" for i in range(n)))
+        tables = [Table(fake, guild.channel_ids[i], fake.add_person(f"H{i}", guild),
+                        fake.add_person(f"G{i}", guild)) for i in range(n)]
+        bot = BotProcess(fake, workdir / "idle.db", workdir / "idle.log", guild_id=guild.id)
+        await bot.start()
+        try:
+            await fake.wait_for(lambda: fake.commands.get(guild.id), 30, "command sync")
+            await asyncio.gather(*(t.open() for t in tables[:warm]))
+            await asyncio.sleep(1.0)
+            before = bot.rss_kib()
+            for chunk in range(warm, n, 10):
+                await asyncio.gather(*(t.open() for t in tables[chunk:chunk + 10]))
+            await asyncio.sleep(1.0)
+            after = bot.rss_kib()
+        finally:
+            await bot.stop()
+    return round((after - before) / IDLE_GAMES, 1)
+
+
+def run() -> dict[str, float]:
+    logging.getLogger("tests").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory() as tmp:
+        figures = asyncio.run(_measure(Path(tmp)))
+        figures["memory_per_game_kib"] = asyncio.run(_idle_memory(Path(tmp)))
+    return figures
