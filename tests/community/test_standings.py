@@ -109,3 +109,11 @@ async def test_thread_and_tidy_settings_are_kept(store: Store, tmp_path: Path) -
     await store.save_table_manners(TableManners(10, own_thread=True, tidy_boards=True))
     assert await store.table_manners(10) == TableManners(10, True, True)
     assert await store.table_manners(11) == TableManners(11)
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    import doctest
+
+    import cogs.community
+
+    assert doctest.testmod(cogs.community).failed == 0
