@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench tournament demo reliability clean
+.PHONY: run test lint typecheck pytest bench tournament demo reliability load clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
+# Slow tests (long fault runs) are left to `make reliability`.
 pytest: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow"
 
 bench: $(STAMP)
 	$(PY) -m bench
@@ -39,8 +40,16 @@ demo: $(STAMP)
 	$(PY) -m tools.demo
 
 # The crash-safety test with 60 SIGKILLs instead of the quick dozen in `make test`.
+# Then the bot under faults, abuse and load (tools/reliability.py): kills of `python bot.py`,
+# a storm of Discord faults, a fuzz of 3,000 interactions, the load bench; prints the table.
 reliability: $(STAMP)
 	CRASH_KILLS=60 $(PY) -m pytest -q -s tests/manager/test_crash.py
+	$(PY) -m pytest -q -m slow tests/fakediscord
+	$(PY) -m tools.reliability
+
+# Concurrent games until interaction acks pass p99 1 s (bench/load_bench.py -> latest.json).
+load: $(STAMP)
+	$(PY) -m bench load
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

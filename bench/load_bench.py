@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-STEPS = tuple(int(x) for x in os.environ.get("LOAD_STEPS", "4,8,16,32,64,96").split(","))
-WINDOW_S = float(os.environ.get("LOAD_WINDOW_S", "8"))
+STEPS = tuple(int(x) for x in os.environ.get("LOAD_STEPS", "8,32,64,96,128,160,200").split(","))
+WINDOW_S = float(os.environ.get("LOAD_WINDOW_S", "6"))
 BUDGET_S = float(os.environ.get("LOAD_BUDGET_S", "100"))
 P99_LIMIT_S = 1.0
 IDLE_GAMES = 40
