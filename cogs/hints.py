@@ -64,6 +64,8 @@ async def show_hint(dealer: Dealer, interaction: discord.Interaction, table: Tab
         raise _refusal("not_your_turn")
     await interaction.response.defer(ephemeral=True, thinking=True)
     obs = manager.observation_for(table.game_id, interaction.user.id)
+    if not obs["legal"]:  # the turn passed while we deferred (a DM move, a timer)
+        raise _refusal("not_your_turn")
     names = dealer.seat_names(table, lang)
     seed = table.game_id * 100_003 + table.ply
 

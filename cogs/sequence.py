@@ -154,9 +154,12 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                      seat: app_commands.Range[int, 1, 4]) -> None:
         async def work() -> None:
             table = self._table_here(interaction)
+            perms = interaction.permissions
+            moderator = perms.manage_channels or perms.manage_guild
             await interaction.response.defer(ephemeral=True, thinking=True)
-            # the manager decides who may (the host) and when (in the lobby)
-            await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1)
+            # the manager decides who may (the host or a moderator) and what it means
+            await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1,
+                                           is_moderator=moderator)
             await self._done(interaction, "reply.removed")
 
         await self.dealer.guarded(interaction, work, "/sequence remove")

@@ -533,6 +533,9 @@ class Store:
         return await self._read(work)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
+        if not 0 < game_id < 2**63:  # SQLite's integers; ids come from (forgeable) buttons
+            return None
+
         def work(db: sqlite3.Connection) -> GameRecord | None:
             row = db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?",
                              (game_id,)).fetchone()

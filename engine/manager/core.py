@@ -336,19 +336,41 @@ class GameManager:
         await self._flush(table)
         return table.view()
 
-    async def remove_seat(self, channel_id: int, user_id: int, seat: int) -> TableView:
-        """The host removes a computer player or a person from the lobby."""
-        table = self._lobby(channel_id)
+    async def remove_seat(self, channel_id: int, user_id: int, seat: int, *,
+                          is_moderator: bool = False) -> TableView:
+        """The host, or a moderator (the caller decides who is one), removes a seat.
+
+        From a lobby: a computer player or a person (not the host's own seat). From a game in
+        play: the seat is freed like one whose player left: skipped from then on, or played
+        by a computer when the table chose ``on_leave="computer"``; its chips stay."""
+        game_id = self._by_channel.get(channel_id)
+        if game_id is None:
+            raise refuse("no_lobby", "There is no lobby in this channel.")
+        table = self._tables[game_id]
         async with table.lock:
-            self._check_lobby(table)
-            if user_id != table.host_id:
-                raise refuse("not_host", "Only the host can do that.")
-            if not 0 < seat < len(table.seats):
-                raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.",
-                             seat=seat)
-            del table.seats[seat]
-            self._renumber(table)
-            await self._save_lobby(table, "seat_removed")
+            if table.status not in ("lobby", "playing"):
+                raise refuse("no_lobby", "There is no lobby in this channel.")
+            if user_id != table.host_id and not is_moderator:
+                raise refuse("not_host", "Only the host or a moderator can remove a seat.")
+            if table.status == "lobby":
+                if not 0 < seat < len(table.seats):
+                    raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.",
+                                 seat=seat)
+                del table.seats[seat]
+                self._renumber(table)
+                await self._save_lobby(table, "seat_removed")
+            else:
+                self._game_of(table)
+                if not 0 <= seat < len(table.seats) or table.seats[seat].resigned:
+                    raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.",
+                                 seat=seat)
+                person = table.seats[seat].user_id is not None and not table.seats[seat].left
+                await self._free_seat(table, seat,
+                                      hand_over=person and table.on_leave == "computer",
+                                      change="removed")
+                await self._settle_forced(table)
+        if table.status == "playing":
+            self._kick(table)
         await self._flush(table)
         return table.view()
 

@@ -218,3 +218,23 @@ async def test_a_move_is_committed_before_any_listener_hears_of_it(
     await play_out(manager, gid, random.Random(1))
     await asyncio.sleep(0)
     assert check.checked == len(await store.history(gid)) > 10
+
+
+async def test_the_host_or_a_moderator_removes_a_seat_from_a_game_in_play(
+    manager: GameManager, recorder: Recorder
+) -> None:
+    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.join(CHANNEL, BOB)
+    await manager.join(CHANNEL, CAT)
+    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    # Bob, neither host nor moderator, may not remove Cat.
+    await refused("not_host", manager.remove_seat(CHANNEL, BOB.user_id, 2))
+    await manager.remove_seat(CHANNEL, EVE.user_id, 1, is_moderator=True)
+    seat = manager.get(gid).seats[1]
+    assert seat.resigned and seat.left
+    assert recorder.of(SeatChanged)[-1].change == "removed"
+    assert manager.spectator_observation(gid)["resigned"] == [False, True, False]
+    # Bob's seat is skipped: after Ann it is Cat's turn.
+    await manager.submit(gid, ANN.user_id, manager.observation_for(gid, ANN.user_id)["legal"][0])
+    assert manager.get(gid).turn == 2
+    await refused("no_such_seat", manager.remove_seat(CHANNEL, ANN.user_id, 1))

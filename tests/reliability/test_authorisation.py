@@ -195,11 +195,6 @@ async def test_the_host_removes_a_seat_and_nobody_else_in_the_seats_may(rig: Rig
     assert [s.user_id for s in rig.game_in().seats] == [rig["Alice"].id, rig["Bob"].id]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 7: only the host *or members with Manage Channels / Manage Server* may end a game "
-    "or kick a seat; /sequence remove passes no moderator flag to GameManager.remove_seat, "
-    "which refuses everyone but the host (and only in the lobby: a seat cannot be removed "
-    "from a game in play by anyone)"))
 async def test_a_moderator_may_remove_a_seat(rig: Rig) -> None:
     await rig.lobby("kids", "Alice", "Bob")
     mod = person(rig, "Mod", MEMBER_PERMISSIONS | MANAGE_CHANNELS)

@@ -74,12 +74,6 @@ async def test_a_click_on_an_unknown_custom_id_is_answered(busy: Rig) -> None:
     assert reply.ephemeral and reply.content, "an old or forged button gets a private answer"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "/sequence hint checks the turn on a TableView taken before its defer, then reads the "
-    "observation after it: when the turn passes in between (the player moves from their DM, "
-    "a forced pass, a timer) engine.ai's choose raises ValueError 'no legal action: it is "
-    "not this seat's turn' and the player gets 'Sorry, something went wrong' (cogs/hints.py "
-    "show_hint should re-check the turn on the observation, or hold the refusal path)"))
 async def test_a_hint_asked_as_the_turn_passes_is_refused_not_apologised_for(
         busy: Rig) -> None:
     fake = busy.fake
@@ -104,11 +98,6 @@ async def test_a_hint_asked_as_the_turn_passes_is_refused_not_apologised_for(
     assert "Sorry" not in reply.content, reply.content
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a rematch button whose game id is beyond SQLite's 64-bit integers (a forged "
-    "'seq:rematch:again:9999999999999999999') makes Store.load_game raise OverflowError; "
-    "the clicker gets 'Sorry, something went wrong' and the log a traceback instead of "
-    "the 'That game can no longer be found.' refusal"))
 async def test_a_rematch_button_with_a_game_id_beyond_64_bits_is_refused(busy: Rig) -> None:
     custom_id = "seq:rematch:again:" + "9" * 19
     message = busy.fake.create_message(busy.channel, {"components": [{"type": 1, "components": [
