@@ -63,9 +63,9 @@ async def _storm(rig: Rig, report: StormReport, rounds: int, time_limit: float) 
         kind = next(kinds)
         if kind == "429":
             for route in ROUTES.values():
-                faults.rate_limit(times=2, path=route)
+                faults.rate_limit(times=3, path=route)
         elif kind in ("500", "502"):
-            faults.server_errors(int(kind), times=2, method="POST", path=ROUTES["messages"])
+            faults.server_errors(int(kind), times=3, method="POST", path=ROUTES["messages"])
         elif kind == "resume":
             await rig.fake.disconnect(resume=True)
             extra += 1
@@ -79,7 +79,7 @@ async def _storm(rig: Rig, report: StormReport, rounds: int, time_limit: float) 
         elif kind == "dms" and rig["Finn"].id not in faults.closed_dms:
             faults.closed_dms.add(rig["Finn"].id)
             extra += 1
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.5)
     ends = await asyncio.gather(*playing)
     faults.http.clear()
     # every error answer Discord gave, plus the gateway drops and the closed DMs
