@@ -44,7 +44,7 @@ demo: $(STAMP)
 # a storm of Discord faults, a fuzz of 3,000 interactions, the load bench; prints the table.
 reliability: $(STAMP)
 	CRASH_KILLS=60 $(PY) -m pytest -q -s tests/manager/test_crash.py
-	$(PY) -m pytest -q -m slow tests/fakediscord
+	$(PY) -m pytest -q -m slow tests/fakediscord tests/reliability -k "not thirty and not thousands"
 	$(PY) -m tools.reliability
 
 # Concurrent games until interaction acks pass p99 1 s (bench/load_bench.py -> latest.json).

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .harness import (
+    RECOVERY_RACE,
     BotProcess,
     RecordingDiscord,
     board_count_problems,
@@ -339,10 +340,12 @@ class KillRun:
                 r.games_unfinished += 1
         lost_games = {gid for gid, _, _ in r.moves_lost}
         for channel, played in by_channel.items():
-            missing, doubled = board_count_problems(
+            missing, doubled, on_recovery = board_count_problems(
                 self.fake, channel, sum(expected_boards(g) for g in played))
             r.boards_missing += missing
             r.boards_duplicated += doubled
+            if on_recovery:
+                r.known_bugs[RECOVERY_RACE] += on_recovery
             for g in played:
                 if (g.status == "finished" and not g.invariant_problems()
                         and g.id not in lost_games):

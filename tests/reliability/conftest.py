@@ -51,6 +51,7 @@ class Rig:
     database: Path
     log: Caught
     ledger: Ledger = field(default_factory=Ledger)
+    no_dm_hand: set[int] = field(default_factory=set)  # people whose DMs are known closed
 
     def __getitem__(self, name: str) -> Person:
         return self.people[name]
@@ -60,7 +61,8 @@ class Rig:
         return self.guild.channel_id
 
     def players(self) -> dict[int, Player]:
-        return {p.id: Player(p, self.ledger) for p in self.people.values()}
+        return {p.id: Player(p, self.ledger, dm_hand=p.id not in self.no_dm_hand)
+                for p in self.people.values()}
 
     def games(self) -> dict[int, GameTruth]:
         return read_games(self.database)
@@ -123,10 +125,11 @@ class Rig:
         out = [str(x) for x in self.ledger.lost(games)]
         for g in played:
             out += g.invariant_problems()
-        missing, doubled = board_count_problems(self.fake, channel,
-                                                sum(expected_boards(g) for g in played))
-        if missing or doubled:
-            out.append(f"boards: {missing} missing, {doubled} doubled")
+        missing, doubled, on_recovery = board_count_problems(
+            self.fake, channel, sum(expected_boards(g) for g in played))
+        if missing or doubled or on_recovery:
+            out.append(f"boards: {missing} missing, {doubled} doubled, {on_recovery} "
+                       "doubled on recovery")
         out += unhandled_lines(self.log.text)
         out += [f"fake Discord: no route for {x}" for x in self.fake.unhandled]
         return out

@@ -63,6 +63,7 @@ class Player:
     person: Person
     ledger: Ledger
     timeout: float = 4.0
+    dm_hand: bool = True  # False: DMs are closed, go straight to "My hand"
     #: message ids sent by earlier bot processes (set by the kill loop at each restart)
     old_messages: set[int] = field(default_factory=set)
 
@@ -88,9 +89,11 @@ class Player:
                 return None
             return hand
 
-        with contextlib.suppress(TimeoutError):
-            await self.fake.wait_for(current_hand, 1.0, "the newest hand")
-        hand = current_hand() or newest_with(self.person.dms(), f"seq:card:{game.id}:")
+        hand = None
+        if self.dm_hand:
+            with contextlib.suppress(TimeoutError):
+                await self.fake.wait_for(current_hand, 1.0, "the newest hand")
+            hand = current_hand() or newest_with(self.person.dms(), f"seq:card:{game.id}:")
         if hand is not None and await self._play_from(hand, game):
             return True
         board = newest_with(board_messages(self.fake, game.channel_id), f"seq:hand:{game.id}")

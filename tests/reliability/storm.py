@@ -92,8 +92,8 @@ async def _storm(rig: Rig, report: StormReport, rounds: int, time_limit: float) 
         if end.status == "finished" and not end.invariant_problems():
             report.games_finished_ok += 1
         expected = sum(expected_boards(g) for g in truth.values() if g.channel_id == channel)
-        missing, doubled = board_count_problems(rig.fake, channel, expected)
-        report.duplicates += doubled
+        missing, doubled, on_recovery = board_count_problems(rig.fake, channel, expected)
+        report.duplicates += doubled + on_recovery  # no restart here: any is a new bug
         report.missing_boards += missing
     for record in unhandled_records(rig.log.text):
         if known_bug(record):

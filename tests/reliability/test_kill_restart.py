@@ -140,13 +140,14 @@ async def restart_after_kill(s: Scene, fired: asyncio.Future[None]) -> None:
     await s.bot.start()
 
 
+@pytest.mark.slow
 async def test_a_committed_move_whose_board_was_lost_is_still_there_after_a_restart(
         tmp_path: Path) -> None:
     """The part that works today: the move itself survives, and play goes on."""
     async with scene(tmp_path) as s:
         game = await start_game(s, "kids")
         fired = await s.kill_when(posts_file("board.png"))
-        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger())
+        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger(), timeout=2)
         with contextlib.suppress(TimeoutError):
             await mover.take_turn(game)
         await restart_after_kill(s, fired)
@@ -161,7 +162,7 @@ async def test_the_board_a_crash_swallowed_is_posted_on_recovery(tmp_path: Path)
     async with scene(tmp_path) as s:
         game = await start_game(s, "kids")
         fired = await s.kill_when(posts_file("board.png"))
-        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger())
+        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger(), timeout=2)
         with contextlib.suppress(TimeoutError):
             await mover.take_turn(game)
         await restart_after_kill(s, fired)
@@ -178,7 +179,7 @@ async def test_the_hand_a_crash_swallowed_is_sent_on_recovery(tmp_path: Path) ->
         mover = s.person(game.user_of(seat))
         fired = await s.kill_when(posts_file("hand.png"))
         with contextlib.suppress(TimeoutError):
-            await Player(mover, Ledger()).take_turn(game)
+            await Player(mover, Ledger(), timeout=2).take_turn(game)
         await restart_after_kill(s, fired)
         hand = set(s.game().replayed().observation(seat)["hand"])
 
@@ -209,6 +210,7 @@ async def test_a_roll_whose_prompt_a_crash_swallowed_can_be_placed_after_recover
         assert list(reply.components()), f"the roller is offered the spaces: {reply.content!r}"
 
 
+@pytest.mark.slow
 async def test_a_lobby_whose_message_a_crash_swallowed_is_posted_on_recovery(
         tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
