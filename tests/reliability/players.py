@@ -219,6 +219,12 @@ async def play_until_over(database: Path, gid: int, players: dict[int, Player], 
             done = await player.take_turn(game)
         except EXPECTED_FAILURES:
             done = False
+        except RuntimeError as exc:
+            # the gateway session is gone (a drop without RESUME): the click goes nowhere,
+            # as it would on Discord, until the bot identifies again
+            if "has not identified" not in str(exc):
+                raise
+            done = False
         if not done:
             await asyncio.sleep(0.1)
     return game
