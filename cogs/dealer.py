@@ -82,6 +82,8 @@ class Dealer:
         self.seating: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
         self.tidy_guilds: set[int] = set()  # servers that keep only the latest board
         self.last_board: dict[int, int] = {}  # game -> its newest board message
+        self._retries: set[asyncio.Task[None]] = set()  # one delayed retry per failed send
+        self.board_ply: dict[int, int] = {}  # game -> ply of the newest board that got through
 
     # ------------------------------------------------------------------ language & names
     def guild_lang(self, guild_id: int | None) -> str:
@@ -322,24 +324,48 @@ class Dealer:
         return True
 
     async def check_dms(self, table: TableView, user_id: int, lang: str) -> bool:
-        """On joining: say hello by DM once, so closed DMs are found before the deal."""
+        """On joining: say hello by DM once, so closed DMs are found before the deal.
+        False only when the user refuses DMs (a passing failure is not a refusal)."""
         if user_id in self.dm_open:
             return True
-        return await self.dm(user_id, content=t("dm.check", lang,
-                                                 game=t(f"game.{table.game}", lang),
-                                                 place=self.place(table, lang)))
+        await self.dm(user_id, content=t("dm.check", lang, game=t(f"game.{table.game}", lang),
+                                         place=self.place(table, lang)))
+        return user_id not in self.dm_closed
 
     async def deliver_hand(self, table: TableView, user_id: int,
-                           obs: dict[str, Any] | None = None) -> None:
+                           obs: dict[str, Any] | None = None, *, retry: bool = True) -> None:
         lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)
         payload = await self.hand_payload(table, user_id, lang, obs)
         if await self.dm(user_id, **payload):
+            return
+        if user_id not in self.dm_closed:
+            # A passing failure (rate limit, 5xx beyond discord.py's own tries): try once
+            # more a little later with the hand as it is then; never a loop. The hand is
+            # always there behind "My hand" and /sequence hand meanwhile.
+            if retry:
+                self._later(self._deliver_later(table.game_id, user_id))
             return
         if (table.game_id, user_id) in self._warned:
             return
         self._warned.add((table.game_id, user_id))
         glang = self.guild_lang(table.guild_id)
         await self.post(table, content=t("dm.closed", glang, mention=f"<@{user_id}>"))
+
+    def cancel_retries(self) -> None:
+        """At shutdown: a hand not yet sent again is shown by the next start's recovery."""
+        for task in self._retries:
+            task.cancel()
+
+    async def _deliver_later(self, game_id: int, user_id: int, delay: float = 5.0) -> None:
+        await asyncio.sleep(delay)
+        try:
+            table = self.manager.get(game_id)
+            if table.status == "playing":
+                await self.deliver_hand(table, user_id, retry=False)
+        except EngineError:
+            pass  # the game ended meanwhile: no hand to show
+        except Exception:
+            log.exception("could not send the hand of game %d again", game_id)
 
     # ------------------------------------------------------------------ after a restart
     async def recover(self) -> None:
@@ -491,7 +517,40 @@ class Dealer:
         message = await self.post(
             table, content="\n".join(lines), file=await self.board_file(obs, table, lang),
             view=None if obs.get("is_over") else self.board_view(table, obs, lang))
+        if message is not None:
+            self.board_ply[table.game_id] = max(event.ply, self.board_ply.get(table.game_id, -1))
+        elif not obs.get("is_over"):
+            # Discord refused even after discord.py's own tries: show the position once
+            # more a little later, unless a newer board gets through first. Never a loop.
+            self._later(self._show_board_again(table.game_id, event.ply))
         await self.tidy(table, message)
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._retries.add(task)
+        task.add_done_callback(self._retries.discard)
+
+    async def _show_board_again(self, game_id: int, ply: int, delay: float = 3.0) -> None:
+        await asyncio.sleep(delay)
+        if self.board_ply.get(game_id, -1) > ply:
+            return  # a newer board got through meanwhile
+        try:
+            table = self.manager.get(game_id)
+            if table.status != "playing":
+                return
+            lang = self.guild_lang(table.guild_id)
+            obs = self.manager.spectator_observation(game_id)
+            message = await self.post(table, content="\n".join([t("board.again", lang),
+                                                                 self.turn_line(table, lang)]),
+                                      file=await self.board_file(obs, table, lang),
+                                      view=self.board_view(table, obs, lang))
+            if message is not None:
+                self.board_ply[game_id] = max(table.ply, self.board_ply.get(game_id, -1))
+                await self.tidy(table, message)
+        except EngineError:
+            pass  # the game ended meanwhile
+        except Exception:
+            log.exception("could not show the board of game %d again", game_id)
 
     async def tidy(self, table: TableView, board: discord.Message | None) -> None:
         """Remember the newest board; if the server tidies (/sequence settings), delete the

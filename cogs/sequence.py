@@ -368,5 +368,6 @@ async def setup(bot: commands.Bot) -> None:
 async def teardown(bot: commands.Bot) -> None:
     dealer = getattr(bot, "dealer", None)
     if dealer is not None:
+        dealer.cancel_retries()
         bot.manager.remove_listener(dealer)  # type: ignore[attr-defined]
         bot.remove_dynamic_items(*ALL_ITEMS)
