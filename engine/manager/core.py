@@ -603,8 +603,11 @@ class GameManager:
                       last.get("placed"), last.get("removed"), ply)
         table.outbox.append(moved)
         view = moved.table
+        # A card played or exchanged means a card drawn, even when the new card is another
+        # copy of the one that left (the same hand, but a fresh DM the player waits for).
+        drew = seat if "@" in entry or entry.startswith("dead:") else None
         for s, hand in self._hands(table, game).items():
-            if hand != before_hands.get(s):
+            if hand != before_hands.get(s) or s == drew:
                 uid = table.seats[s].user_id
                 assert uid is not None
                 table.outbox.append(HandChanged(view, s, uid, game.observation(s)))

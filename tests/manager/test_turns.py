@@ -238,3 +238,28 @@ async def test_the_host_or_a_moderator_removes_a_seat_from_a_game_in_play(
     await manager.submit(gid, ANN.user_id, manager.observation_for(gid, ANN.user_id)["legal"][0])
     assert manager.get(gid).turn == 2
     await refused("no_such_seat", manager.remove_seat(CHANNEL, ANN.user_id, 1))
+
+
+async def test_drawing_another_copy_of_the_card_just_played_still_refreshes_the_hand(
+    manager: GameManager, recorder: Recorder
+) -> None:
+    from engine.kids import KidsGame
+    from engine.kids_board import CARD_NUMBER
+
+    gid = await two_player_game(manager)
+    game = manager._tables[gid].game
+    assert isinstance(game, KidsGame)
+    # Ann holds a lion; the other lion is on top of the deck: her hand after the move is
+    # the same three cards, but she drew, and she waits for a fresh hand.
+    lion = CARD_NUMBER["lion"]
+    for pile in (game.deck, game.hands[1]):
+        if lion in pile:
+            pile.remove(lion)
+    others = [c for c in game.hands[0] if c != lion][:2]
+    game.hands[0] = [*others, lion]  # last: after the move the list is exactly the same
+    game.deck.append(lion)
+    hands_before = len(recorder.of(HandChanged))
+    await manager.submit(gid, ANN.user_id, "lion@B3")
+    fresh = recorder.of(HandChanged)[hands_before:]
+    assert [e.user_id for e in fresh] == [ANN.user_id]
+    assert "lion" in fresh[0].observation["hand"]
