@@ -84,6 +84,9 @@ class Dealer:
         self.last_board: dict[int, int] = {}  # game -> its newest board message
         self._retries: set[asyncio.Task[None]] = set()  # one delayed retry per failed send
         self.board_ply: dict[int, int] = {}  # game -> ply of the newest board that got through
+        # game -> (how many boards this process got through, alt text of the newest): a
+        # recovery racing a move knows what the channel shows without reading it again
+        self.boards_posted: dict[int, tuple[int, str]] = {}
 
     # ------------------------------------------------------------------ language & names
     def guild_lang(self, guild_id: int | None) -> str:
@@ -296,11 +299,16 @@ class Dealer:
         if "file" in kwargs and kwargs["file"] is None:
             del kwargs["file"]
         try:
-            return await self.channel(table).send(**kwargs)
+            message = await self.channel(table).send(**kwargs)
         except (discord.HTTPException, aiohttp.ClientError, OSError):
             log.exception("could not post in channel %d for game %d", table.channel_id,
                           table.game_id)
             return None
+        picture = kwargs.get("file")
+        if picture is not None and picture.filename == "board.png":
+            count, _ = self.boards_posted.get(table.game_id, (0, ""))
+            self.boards_posted[table.game_id] = (count + 1, picture.description or "")
+        return message
 
     async def dm(self, user_id: int, **kwargs: Any) -> bool:
         """Send a DM; False when the user does not take DMs (never retried in a loop)."""
@@ -411,17 +419,15 @@ class Dealer:
 
     async def _recover_game(self, table: TableView) -> None:
         lang = self.guild_lang(table.guild_id)
-        obs = self.manager.spectator_observation(table.game_id)
         names = self.seat_names(table, lang)
-        alt = (await asyncio.to_thread(alt_text, obs, names=names, lang=lang))[:ALT_TEXT_LIMIT]
-        shown = next((a.description for m in await self._recent(self.channel(table))
-                      if self._mine(m) for a in m.attachments if a.filename == "board.png"),
-                     None)
-        if shown != alt:  # the newest board is not of this moment: post it
-            await self.post(table, content="\n".join([t("board.recovered", lang),
-                                                      self.turn_line(table, lang)]),
-                            file=await self.board_file(obs, table, lang),
-                            view=self.board_view(table, obs, lang))
+        before = self.boards_posted.get(table.game_id, (0, ""))[0]
+        recent = await self._recent(self.channel(table))
+        # A move may have come in while this restarted process was getting ready: wait for
+        # its board, so that recovery never posts the position that board shows as well.
+        await self._announcements_done(table.game_id)
+        count, newest = self.boards_posted.get(table.game_id, (0, ""))
+        shown = newest if count != before else None
+        await self._recover_board(table, shown, recent, lang, names)
         if table.game != "kids":
             return
         for seat in table.seats:
@@ -430,6 +436,31 @@ class Dealer:
             if seat.user_id in self.dm_closed:
                 continue
             await self._recover_hand(table, seat.user_id)
+
+    async def _announcements_done(self, game_id: int, timeout: float = 15.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.manager.announcing(game_id):
+            if asyncio.get_running_loop().time() > deadline:
+                log.warning("game %d: a move's board is still on its way; recovering anyway",
+                            game_id)
+                return
+            await asyncio.sleep(0.02)
+
+    async def _recover_board(self, table: TableView, shown: str | None,
+                             recent: list[discord.Message], lang: str, names: list[str]
+                             ) -> None:
+        """Post where the game stands unless the newest board shows it already: ``shown`` is
+        the alt text of a board this process posted meanwhile, else the channel's newest."""
+        obs = self.manager.spectator_observation(table.game_id)
+        alt = (await asyncio.to_thread(alt_text, obs, names=names, lang=lang))[:ALT_TEXT_LIMIT]
+        if shown is None:
+            shown = next((a.description for m in recent if self._mine(m)
+                          for a in m.attachments if a.filename == "board.png"), None)
+        if shown != alt:  # the newest board is not of this moment: post it
+            await self.post(table, content="\n".join([t("board.recovered", lang),
+                                                      self.turn_line(table, lang)]),
+                            file=await self.board_file(obs, table, lang),
+                            view=self.board_view(table, obs, lang))
 
     async def _recover_hand(self, table: TableView, user_id: int) -> None:
         lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)

@@ -214,6 +214,12 @@ class GameManager:
     def spectator_observation(self, game_id: int) -> dict[str, Any]:
         return self._game_of(self._table(game_id)).observation(None)
 
+    def announcing(self, game_id: int) -> bool:
+        """Whether committed changes of this table are still being told to the listeners
+        (a restarted bot's recovery waits for them, so as not to show a position twice)."""
+        table = self._table(game_id)
+        return table.delivering or bool(table.outbox)
+
     def game_state(self, game_id: int) -> dict[str, Any]:
         """The full engine state (``to_dict``): for tests and diagnostics, never players."""
         return self._game_of(self._table(game_id)).to_dict()

@@ -132,9 +132,6 @@ KNOWN_BUGS: tuple[tuple[tuple[str, ...], str], ...] = (
     # fixed, and their tests now pass for real)
 )
 
-#: Boards doubled where one of the pair is a recovery board: the race shown by this xfail.
-RECOVERY_RACE = "test_recovery_racing_a_move_does_not_post_the_same_board_twice"
-
 _RECORD_START = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", re.M)
 
 
@@ -172,7 +169,7 @@ def board_count_problems(fake: FakeDiscord, channel_id: int, expected: int
     A board posted on recovery ("I was restarted: here is where the game stands") stands in
     for one a crash swallowed. A duplicate is a board showing the same state (alt text) as
     the board before it, or more move boards than moves; one of a pair that is a recovery
-    board is counted apart (the race shown by test_recovery_racing_a_move_...).
+    board is counted apart (a restarted bot racing a move: test_recovery_racing_a_move_...).
     """
     posted = board_messages(fake, channel_id)
     recovered = [m.content.startswith(RECOVERED) for m in posted]
