@@ -105,6 +105,7 @@ class Community(commands.Cog):
         self.__cog_app_commands__ = []
         self.dealer.server_lang.update(await self.store.guild_locales())
         self.dealer.tidy_guilds.update(await self.store.tidy_guilds())
+        self.dealer.thread_guilds.update(await self.store.thread_guilds())
 
     async def cog_unload(self) -> None:
         group = self.bot.tree.get_command(GROUP)
@@ -270,10 +271,12 @@ class Community(commands.Cog):
                     guild_id, own_thread=manners.own_thread if own_thread is None else own_thread,
                     tidy_boards=manners.tidy_boards if tidy_boards is None else tidy_boards)
                 await self.store.save_table_manners(manners)
-                if manners.tidy_boards:
-                    self.dealer.tidy_guilds.add(guild_id)
-                else:
-                    self.dealer.tidy_guilds.discard(guild_id)
+                for on, guilds in ((manners.tidy_boards, self.dealer.tidy_guilds),
+                                   (manners.own_thread, self.dealer.thread_guilds)):
+                    if on:
+                        guilds.add(guild_id)
+                    else:
+                        guilds.discard(guild_id)
             current = await self.manager.guild_settings(guild_id)
             header = t("settings.changed" if changed else "settings.shown", lang,
                        guild=self._guild_name(interaction))

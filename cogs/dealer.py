@@ -81,6 +81,9 @@ class Dealer:
         self.server_lang: dict[int, str] = {}  # a server's chosen language (/sequence settings)
         self.seating: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
         self.tidy_guilds: set[int] = set()  # servers that keep only the latest board
+        self.thread_guilds: set[int] = set()  # servers whose games run in threads of their own
+        self.thread_parent: dict[int, int] = {}  # thread this process opened -> its channel
+        self.game_channel: dict[int, int] = {}  # game -> the thread it moved to
         self.last_board: dict[int, int] = {}  # game -> its newest board message
         self._retries: set[asyncio.Task[None]] = set()  # one delayed retry per failed send
         self.board_ply: dict[int, int] = {}  # game -> ply of the newest board that got through
@@ -290,16 +293,22 @@ class Dealer:
 
     # ------------------------------------------------------------------ sending
     def channel(self, table: TableView) -> discord.PartialMessageable:
-        return self.bot.get_partial_messageable(table.channel_id, guild_id=table.guild_id)
+        # events committed before the game moved to its thread still name the old channel
+        channel_id = self.game_channel.get(table.game_id, table.channel_id)
+        return self.bot.get_partial_messageable(channel_id, guild_id=table.guild_id)
 
-    async def post(self, table: TableView, **kwargs: Any) -> discord.Message | None:
+    async def post(self, table: TableView, *, channel_id: int | None = None, **kwargs: Any
+                   ) -> discord.Message | None:
+        """Send to the table's channel (or ``channel_id``); None, logged, if Discord refused."""
         if "view" in kwargs and kwargs["view"] is not None:
             _stopped(kwargs["view"])
         kwargs.setdefault("allowed_mentions", discord.AllowedMentions(users=True))
         if "file" in kwargs and kwargs["file"] is None:
             del kwargs["file"]
         try:
-            message = await self.channel(table).send(**kwargs)
+            where = (self.channel(table) if channel_id is None else
+                     self.bot.get_partial_messageable(channel_id, guild_id=table.guild_id))
+            message = await where.send(**kwargs)
         except (discord.HTTPException, aiohttp.ClientError, OSError):
             log.exception("could not post in channel %d for game %d", table.channel_id,
                           table.game_id)
@@ -509,7 +518,9 @@ class Dealer:
                 if message is not None:
                     self.lobby_messages[table.game_id] = (table.channel_id, message.id)
             return
-        lobby = self.channel(table).get_partial_message(where[1])
+        # (the lobby message stays where it was posted, even when the game moved on)
+        lobby = self.bot.get_partial_messageable(
+            where[0], guild_id=table.guild_id).get_partial_message(where[1])
         try:
             await lobby.edit(embed=embed, view=_stopped(view) if view else None)
         except (discord.HTTPException, aiohttp.ClientError, OSError):
@@ -518,8 +529,10 @@ class Dealer:
     async def _game_started(self, event: GameStarted) -> None:
         table = event.table
         await self.refresh_lobby(table)
-        self.lobby_messages.pop(table.game_id, None)
+        lobby = self.lobby_messages.pop(table.game_id, None)
         lang = self.guild_lang(table.guild_id)
+        if table.guild_id in self.thread_guilds:
+            table = await self.open_thread(table, lobby, lang)
         obs = event.observation
         colours = obs.get("colours") or []
         side_of = obs.get("side_of_seat") or []
@@ -533,6 +546,61 @@ class Dealer:
         await self.tidy(table, await self.post(
             table, content=content, file=await self.board_file(obs, table, lang),
             view=self.board_view(table, obs, lang)))
+
+    async def open_thread(self, table: TableView, lobby: tuple[int, int] | None, lang: str
+                          ) -> TableView:
+        """Move a starting game into a thread of its own (opened on its lobby message when
+        that is known), so the channel stays readable with several games. A game that
+        starts inside a thread (a rematch) stays there. If Discord refuses (no Create
+        Public Threads permission), the game is played in the channel, and the channel is
+        told why."""
+        if await self._is_thread(table.channel_id):
+            return table
+        name = t("thread.name", lang, game=t(f"game.{table.game}", lang), number=table.game_id)
+        try:
+            if lobby is not None and lobby[0] == table.channel_id:
+                message = self.channel(table).get_partial_message(lobby[1])
+                thread = await message.create_thread(name=name[:100], auto_archive_duration=1440)
+            else:
+                parent = self.bot.get_channel(table.channel_id)
+                if not isinstance(parent, discord.TextChannel):
+                    raise TypeError(f"channel {table.channel_id} cannot hold threads")
+                thread = await parent.create_thread(
+                    name=name[:100], auto_archive_duration=1440,
+                    type=discord.ChannelType.public_thread)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TypeError, ValueError):
+            log.warning("could not open a thread for game %d; it is played in channel %d",
+                        table.game_id, table.channel_id, exc_info=True)
+            await self.post(table, content=t("thread.failed", lang))
+            return table
+        try:
+            moved = await self.manager.move_game(table.game_id, thread.id)
+        except EngineError:
+            log.warning("game %d could not move to its thread %d", table.game_id, thread.id)
+            return table
+        self.thread_parent[thread.id] = table.channel_id
+        self.game_channel[table.game_id] = thread.id
+        if lobby is None:  # no lobby message for the thread to hang from: point to it
+            await self.post(table, content=t("thread.moved", lang, thread=f"<#{thread.id}>"))
+        return moved
+
+    async def _is_thread(self, channel_id: int) -> bool:
+        if channel_id in self.thread_parent:
+            return True
+        channel = self.bot.get_channel(channel_id)
+        return isinstance(channel, discord.Thread)
+
+    async def _parent_of(self, channel_id: int) -> int | None:
+        """The channel a game's thread was opened in (None: the game is not in a thread)."""
+        if channel_id in self.thread_parent:
+            return self.thread_parent[channel_id]
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            try:
+                channel = await self.bot.fetch_channel(channel_id)
+            except (discord.HTTPException, aiohttp.ClientError, OSError):
+                return None
+        return channel.parent_id if isinstance(channel, discord.Thread) else None
 
     async def _moved(self, event: Moved) -> None:
         table = event.table
@@ -636,6 +704,7 @@ class Dealer:
             # a moderator may have no seat: a mention shows their name without a ping
             await self.post(table, content=t("over.ended", lang, name=f"<@{event.ended_by}>"),
                             allowed_mentions=NO_MENTIONS)
+            self.game_channel.pop(table.game_id, None)
             return
         if event.draw or event.winner is None:
             lines = [t("over.draw", lang)]
@@ -653,6 +722,13 @@ class Dealer:
                                 allowed_mentions=NO_MENTIONS)
         await self.tidy(table, final)
         self.last_board.pop(table.game_id, None)
+        where = self.game_channel.pop(table.game_id, table.channel_id)
+        parent = (await self._parent_of(where) if where in self.thread_parent
+                  or table.guild_id in self.thread_guilds else None)
+        if parent is not None:  # the channel the thread hangs from hears how it ended too
+            await self.post(table, channel_id=parent, content=t(
+                "over.in_thread", lang, result=lines[0], thread=f"<#{where}>"),
+                allowed_mentions=NO_MENTIONS)
         if final is None:
             return
         # the replay of a long Dice game takes seconds to draw: the result goes out first,

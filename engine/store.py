@@ -416,6 +416,15 @@ class Store:
 
         await self._write(work)
 
+    async def move_game(self, game_id: int, channel_id: int, *, now: float) -> None:
+        """A game goes on in another channel (a thread of its own), for good."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE games SET channel_id = ?, updated_at = ? WHERE id = ?",
+                       (channel_id, now, game_id))
+
+        await self._write(work)
+
     # -- games -------------------------------------------------------------------------
 
     async def start_game(
@@ -702,6 +711,13 @@ class Store:
         async with self._lock:
             rows = await self._fetchall(
                 "SELECT guild_id FROM guild_table_manners WHERE tidy_boards = 1")
+        return {r[0] for r in rows}
+
+    async def thread_guilds(self) -> set[int]:
+        """The servers whose games each run in a thread of their own."""
+        async with self._lock:
+            rows = await self._fetchall(
+                "SELECT guild_id FROM guild_table_manners WHERE own_thread = 1")
         return {r[0] for r in rows}
 
     async def save_table_manners(self, m: TableManners, *, now: float | None = None) -> None:

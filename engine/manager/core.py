@@ -812,6 +812,27 @@ class GameManager:
                                     now=now)
         table.outbox.append(LobbyChanged(table.view(), reason))
 
+    async def move_game(self, game_id: int, channel_id: int) -> TableView:
+        """The game goes on in ``channel_id`` (a thread the transport opened for it): its
+        messages go there, commands there find it, and its old channel is free for a new
+        lobby. Stored, so a restart keeps it there."""
+        table = self._table(game_id)
+        async with self._channel_lock, table.lock:
+            if table.status not in ("lobby", "playing"):
+                raise refuse("no_such_game", f"There is no game {game_id} in play.",
+                             game_id=game_id)
+            if channel_id == table.channel_id:
+                return table.view()
+            if channel_id in self._by_channel:
+                raise refuse("channel_busy", "This channel already has a lobby or a game.",
+                             game_id=self._by_channel[channel_id])
+            await self.store.move_game(game_id, channel_id, now=self.clock.now())
+            if self._by_channel.get(table.channel_id) == table.id:
+                del self._by_channel[table.channel_id]
+            table.channel_id = channel_id
+            self._by_channel[channel_id] = table.id
+        return table.view()
+
     async def _cancel_lobby(self, table: _Table, reason: str) -> None:
         await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
                                     end_reason=reason)

@@ -98,17 +98,20 @@ async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:
 
 
 async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
-    """``/sequence play`` with what autocomplete offers, card first, then space."""
-    cards = await person.autocomplete("sequence play", "card", "")
+    """``/sequence play`` with what autocomplete offers, card first, then space, typed in
+    the channel the board is in."""
+    where = board.channel_id
+    cards = await person.autocomplete("sequence play", "card", "", channel=where)
     assert cards, "autocomplete offers the playable cards"
     card = cards[0]["value"]
     if card.startswith("dead:"):
-        reply = await (await person.slash("sequence play", card=card)).reply()
+        reply = await (await person.slash("sequence play", card=card, channel=where)).reply()
     else:
-        spaces = await person.autocomplete("sequence play", "space", "", card=card)
+        spaces = await person.autocomplete("sequence play", "space", "", card=card,
+                                           channel=where)
         assert spaces, f"autocomplete offers a space for {card}"
         reply = await (await person.slash("sequence play", card=card,
-                                          space=spaces[0]["value"])).reply()
+                                          space=spaces[0]["value"], channel=where)).reply()
     assert reply.ephemeral and "Played" in reply.content, reply.content
 
 

@@ -80,6 +80,26 @@ def text_channel_payload(channel_id: int, guild_id: int, name: str, position: in
     }
 
 
+def thread_payload(thread_id: int, guild_id: int, parent_id: int, name: str, owner_id: int,
+                   auto_archive_duration: int = 1440) -> dict[str, Any]:
+    """A public thread (type 11), as Discord answers its creation."""
+    return {
+        "id": str(thread_id),
+        "guild_id": str(guild_id),
+        "parent_id": str(parent_id),
+        "type": 11,
+        "name": name,
+        "owner_id": str(owner_id),
+        "last_message_id": None,
+        "rate_limit_per_user": 0,
+        "message_count": 0,
+        "member_count": 1,
+        "flags": 0,
+        "thread_metadata": {"archived": False, "auto_archive_duration": auto_archive_duration,
+                            "archive_timestamp": now_iso(), "locked": False},
+    }
+
+
 def dm_channel_payload(channel_id: int, recipient: dict[str, Any]) -> dict[str, Any]:
     return {"id": str(channel_id), "type": 1, "recipients": [recipient],
             "last_message_id": None, "flags": 0}

@@ -33,6 +33,7 @@ from .payloads import (
     now_iso,
     snowflake,
     text_channel_payload,
+    thread_payload,
     user_payload,
 )
 from .validation import check_autocomplete_choices, check_message_payload
@@ -170,6 +171,7 @@ class FakeDiscord:
         self.users: dict[int, dict[str, Any]] = {self.application_id: self.bot_user}
         self.people: dict[int, Person] = {}
         self.channels: dict[int, dict[str, Any]] = {}
+        self.threads: dict[int, int] = {}  # thread -> the channel it was opened in
         self.channel_guild: dict[int, int] = {}
         self.dm_channel_of: dict[int, int] = {}
         self.messages: dict[int, FakeMessage] = {}
@@ -300,7 +302,8 @@ class FakeDiscord:
             "preferred_locale": guild.locale,
             "roles": [everyone_role_payload(guild.id, guild.everyone_permissions)],
             "channels": [self.channels[c] for c in guild.channel_ids],
-            "threads": [],
+            "threads": [self.channels[t] for t in self.threads
+                        if self.channel_guild.get(t) == guild.id],
             "members": members,
             # must equal len(members), or with the members intent discord.py waits for a chunk
             "member_count": len(members),
@@ -588,6 +591,9 @@ class FakeDiscord:
         r("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)", self._edit_message)
         r("DELETE", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)", self._delete_message)
         r("POST", r"/channels/(?P<channel>\d+)/typing", self._typing)
+        r("POST", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)/threads",
+          self._start_thread)
+        r("POST", r"/channels/(?P<channel>\d+)/threads", self._start_thread)
         r("GET", r"/guilds/(?P<guild>\d+)", self._get_guild)
         r("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member)
 
@@ -718,6 +724,38 @@ class FakeDiscord:
         if user_id not in self.users:
             raise HttpError(400, 50035, "Invalid Form Body: recipient_id")
         return self.channels[self.dm_channel(user_id)]
+
+    async def _start_thread(self, request: web.Request, m: re.Match[str], body: RequestBody
+                            ) -> Any:
+        """A public thread in a text channel, from one of its messages or on its own."""
+        parent_id = int(m["channel"])
+        parent = self._channel(parent_id)
+        if parent.get("type") != 0:
+            raise HttpError(400, 50024, "Cannot execute action on this channel type")
+        if m.groupdict().get("message"):
+            message = self._message(parent_id, int(m["message"]))
+            if message.data.get("thread"):
+                raise HttpError(400, 160004, "A thread has already been created for this "
+                                             "message")
+        else:
+            message = None
+        name = str((body.json or {}).get("name") or "")
+        if not 1 <= len(name) <= 100:
+            raise HttpError(400, 50035, "Invalid Form Body: name")
+        thread_id = message.id if message is not None else snowflake()  # as Discord does
+        guild_id = self.channel_guild[parent_id]
+        thread = thread_payload(thread_id, guild_id, parent_id, name, self.application_id,
+                                int((body.json or {}).get("auto_archive_duration") or 1440))
+        self.channels[thread_id] = thread
+        self.channel_guild[thread_id] = guild_id
+        self.channel_messages[thread_id] = []
+        self.threads[thread_id] = parent_id
+        if message is not None:
+            message.data["thread"] = thread
+        if self.session is not None:
+            self.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+        self._changed()
+        return thread
 
     async def _get_channel(self, request: web.Request, m: re.Match[str], body: RequestBody
                            ) -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine import EngineError, InvalidOptions
@@ -15,7 +17,18 @@ from engine.manager import (
     Store,
 )
 
-from .conftest import ANN, BOB, CAT, CHANNEL, DAN, EVE, GUILD, Recorder, make_manager
+from .conftest import (
+    ANN,
+    BOB,
+    CAT,
+    CHANNEL,
+    DAN,
+    EVE,
+    GUILD,
+    Recorder,
+    make_manager,
+    two_player_game,
+)
 
 
 async def refused(code: str, call: object) -> EngineError:
@@ -151,5 +164,30 @@ async def test_a_lobby_survives_a_restart(db_path: object, clock: ManualClock) -
     await m.start(run_timers=False)
     assert m.table_for_channel(CHANNEL) == before
     await m.start_game(CHANNEL, ANN.user_id)
+    await m.close()
+    await store.close()
+
+
+async def test_a_game_moved_to_its_thread_is_found_there_and_frees_its_channel(
+        db_path: Path, clock: ManualClock) -> None:
+    thread = CHANNEL + 1
+    store = await Store.open(db_path)
+    m = make_manager(store, clock)
+    await m.start(run_timers=False)
+    gid = await two_player_game(m, "kids")
+    moved = await m.move_game(gid, thread)
+    assert moved.channel_id == thread and m.table_for_channel(thread) == moved
+    assert m.table_for_channel(CHANNEL) is None
+    await m.create_lobby("dice", {}, CAT, GUILD, CHANNEL)  # the channel is free again
+    with pytest.raises(ManagerError) as refused:  # a channel holds one game at a time
+        await m.move_game(gid, CHANNEL)
+    assert refused.value.code == "channel_busy"
+    await m.close()
+    await store.close()
+
+    store = await Store.open(db_path)  # and it stays moved across a restart
+    m = make_manager(store, clock)
+    await m.start(run_timers=False)
+    assert m.get(gid).channel_id == thread and m.table_for_channel(thread) is not None
     await m.close()
     await store.close()
