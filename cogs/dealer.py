@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 
 MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
 ALT_TEXT_LIMIT = 1024  # Discord's limit on an attachment description
+DM_CLOSED_FOR = 600.0  # seconds a refused DM is not tried again
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -72,8 +73,12 @@ class Dealer:
         self.manager = manager
         self.lobby_messages: dict[int, tuple[int, int]] = {}  # game -> (channel, message)
         self.user_lang: dict[int, str] = {}
-        self.dm_closed: set[int] = set()
+        # user -> when a DM to them was refused (monotonic): not tried again for
+        # DM_CLOSED_FOR seconds, so a player who opens their DMs gets hands again later,
+        # while a closed door costs at most one request per user per ten minutes
+        self.dm_closed: dict[int, float] = {}
         self.dm_open: set[int] = set()
+        self.clock = time.monotonic
         self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
         # tables created before this moment were restored from the database by this
         # process and may need showing again (see recover)
@@ -319,9 +324,20 @@ class Dealer:
             self.boards_posted[table.game_id] = (count + 1, picture.description or "")
         return message
 
-    async def dm(self, user_id: int, **kwargs: Any) -> bool:
-        """Send a DM; False when the user does not take DMs (never retried in a loop)."""
-        if user_id in self.dm_closed:
+    def dms_closed(self, user_id: int) -> bool:
+        """Whether ``user_id`` refused a DM in the last ``DM_CLOSED_FOR`` seconds."""
+        refused = self.dm_closed.get(user_id)
+        if refused is None:
+            return False
+        if self.clock() - refused >= DM_CLOSED_FOR:
+            del self.dm_closed[user_id]  # time to knock once more
+            return False
+        return True
+
+    async def dm(self, user_id: int, *, knock: bool = False, **kwargs: Any) -> bool:
+        """Send a DM; False when the user does not take DMs (never retried in a loop).
+        ``knock``: try even if they refused lately (they asked for it, e.g. by joining)."""
+        if not knock and self.dms_closed(user_id):
             return False
         if "view" in kwargs and kwargs["view"] is not None:
             _stopped(kwargs["view"])
@@ -330,7 +346,7 @@ class Dealer:
             await user.send(**kwargs)
         except discord.Forbidden:
             log.info("user %d does not take direct messages", user_id)
-            self.dm_closed.add(user_id)
+            self.dm_closed[user_id] = self.clock()
             self.dm_open.discard(user_id)
             return False
         except (discord.HTTPException, aiohttp.ClientError, OSError):
@@ -338,6 +354,7 @@ class Dealer:
             log.exception("could not send a direct message to user %d", user_id)
             return False
         self.dm_open.add(user_id)
+        self.dm_closed.pop(user_id, None)
         return True
 
     async def check_dms(self, table: TableView, user_id: int, lang: str) -> bool:
@@ -345,9 +362,10 @@ class Dealer:
         False only when the user refuses DMs (a passing failure is not a refusal)."""
         if user_id in self.dm_open:
             return True
-        await self.dm(user_id, content=t("dm.check", lang, game=t(f"game.{table.game}", lang),
-                                         place=self.place(table, lang)))
-        return user_id not in self.dm_closed
+        await self.dm(user_id, knock=True,
+                      content=t("dm.check", lang, game=t(f"game.{table.game}", lang),
+                                place=self.place(table, lang)))
+        return not self.dms_closed(user_id)
 
     async def deliver_hand(self, table: TableView, user_id: int,
                            obs: dict[str, Any] | None = None, *, retry: bool = True) -> None:
@@ -355,7 +373,7 @@ class Dealer:
         payload = await self.hand_payload(table, user_id, lang, obs)
         if await self.dm(user_id, **payload):
             return
-        if user_id not in self.dm_closed:
+        if not self.dms_closed(user_id):
             # A passing failure (rate limit, 5xx beyond discord.py's own tries): try once
             # more a little later with the hand as it is then; never a loop. The hand is
             # always there behind "My hand" and /sequence hand meanwhile.
@@ -442,7 +460,7 @@ class Dealer:
         for seat in table.seats:
             if seat.user_id is None or seat.is_computer or seat.left or seat.resigned:
                 continue
-            if seat.user_id in self.dm_closed:
+            if self.dms_closed(seat.user_id):
                 continue
             await self._recover_hand(table, seat.user_id)
 

@@ -158,3 +158,63 @@ async def test_a_hint_suggests_a_legal_move_privately(world: World) -> None:
     hint = await (await mover.slash("sequence hint")).reply()
     assert hint.ephemeral and hint.content.startswith("Try this: ")
     assert any(a.split("@")[-1] in hint.content for a in legal)
+
+
+def dm_posts(world: World, name: str) -> int:
+    """How often the bot tried to post in this person's DMs (refused or not)."""
+    fake = world.discord
+    channel = fake.dm_channel_of.get(world[name].id)
+    return sum(1 for r in fake.requests
+               if r.method == "POST" and r.path == f"/channels/{channel}/messages")
+
+
+async def test_dms_opened_again_are_used_again_after_a_quiet_while(world: World) -> None:
+    fake, bob, dealer = world.discord, world["Bob"], world.bot.dealer
+    now = [1000.0]
+    dealer.clock = lambda: now[0]
+    fake.faults.closed_dms.add(bob.id)
+    lobby = await open_lobby(world, level="1")  # one card in hand: each move draws
+    await join(world, lobby, "Bob")
+    await start(world, lobby)
+    table = world.bot.manager.table_for_channel(world.guild.channel_id)
+    assert table is not None and dealer.dms_closed(bob.id)
+    fake.faults.closed_dms.discard(bob.id)  # Bob opens his DMs
+
+    async def bobs_turn_done(minutes: float) -> None:
+        now[0] += minutes * 60
+        while True:
+            view = world.bot.manager.get(table.game_id)
+            board = boards(fake, world.guild.channel_id)[-1]
+            person = world["Alice"] if view.seats[view.turn].user_id != bob.id else bob
+            if person is bob:
+                await turn_from_my_hand_button(bob, board)
+                return
+            await turn_from_dm(person, board)
+            await fake.wait_for(lambda v=view: world.bot.manager.get(table.game_id).turn
+                                != v.turn, 5, "Alice's move")
+
+    tried = dm_posts(world, "Bob")
+    await bobs_turn_done(minutes=2)  # he drew: within ten minutes his DMs are left alone
+    await world.bot.manager.settle()
+    assert dm_posts(world, "Bob") == tried and bob.dms() == []
+    await bobs_turn_done(minutes=9)  # ten minutes after the refusal: one knock, answered
+    hand = await fake.wait_for(lambda: [m for m in bob.dms() if m.png_files()], 5,
+                               "Bob's hand by DM again")
+    assert any(c.startswith("seq:card:") for c in hand[-1].custom_ids())
+    assert not dealer.dms_closed(bob.id)
+
+
+async def test_joining_again_tries_dms_that_were_closed(world: World) -> None:
+    fake, bob = world.discord, world["Bob"]
+    fake.faults.closed_dms.add(bob.id)
+    lobby = await open_lobby(world)
+    warning = await (await bob.click(lobby, label="Join")).reply()
+    assert "cannot send you direct messages" in warning.content
+    await (await bob.click(lobby, label="Leave")).wait_ack()
+    fake.faults.closed_dms.discard(bob.id)
+    warned = len([m for m in bob.ephemerals() if "direct messages" in m.content])
+    await (await bob.click(lobby, label="Join")).wait_ack()
+    hello = await fake.wait_for(lambda: bob.dms(), 5, "the hello by DM")
+    assert hello[0].content.startswith("You are in a game of Sequence for Kids")
+    assert len([m for m in bob.ephemerals() if "direct messages" in m.content]) == warned
+    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
