@@ -16,6 +16,8 @@ class HttpFault:
     path: str | None = None  # a regular expression searched in the path after /api/v10
     retry_after: float = 0.05
     hits: int = 0
+    #: the request is carried out, then answered with ``status`` (the client cannot know)
+    after_handling: bool = False
 
     def matches(self, method: str, path: str) -> bool:
         if self.hits >= self.times:
@@ -41,9 +43,10 @@ class Faults:
         return fault
 
     def server_errors(self, status: int = 500, *, times: int = 1, method: str | None = None,
-                      path: str | None = None) -> HttpFault:
-        """A burst of 500/502/504 answers (discord.py retries after 1 s, 3 s, ...)."""
-        fault = HttpFault(status, times, method, path)
+                      path: str | None = None, after_handling: bool = False) -> HttpFault:
+        """A burst of 500/502/504 answers (discord.py retries after 1 s, 3 s, ...);
+        ``after_handling``: each request is carried out first, only its answer is lost."""
+        fault = HttpFault(status, times, method, path, after_handling=after_handling)
         self.http.append(fault)
         return fault
 

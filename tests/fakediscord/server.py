@@ -172,6 +172,8 @@ class FakeDiscord:
         self.people: dict[int, Person] = {}
         self.channels: dict[int, dict[str, Any]] = {}
         self.threads: dict[int, int] = {}  # thread -> the channel it was opened in
+        self.nonces: dict[tuple[int, str], FakeMessage] = {}  # enforce_nonce memory
+        self.nonce_repeats = 0  # retries answered with the message made the first time
         self.channel_guild: dict[int, int] = {}
         self.dm_channel_of: dict[int, int] = {}
         self.messages: dict[int, FakeMessage] = {}
@@ -503,6 +505,10 @@ class FakeDiscord:
     async def _answer(self, request: web.Request, path: str, body: RequestBody
                       ) -> web.StreamResponse:
         fault = self.faults.take(request.method, path)
+        if fault is not None and fault.after_handling:
+            # the worst 5xx: the request went through, but the answer is lost on the way
+            await self._route_request(request, path, body)
+            return web.Response(status=fault.status, text="upstream error")
         if fault is not None:
             if fault.status == 429:
                 return _json_response(
@@ -510,6 +516,10 @@ class FakeDiscord:
                           "retry_after": fault.retry_after, "global": False},
                     {"Via": "1.1 google", "X-RateLimit-Scope": "user"})
             return web.Response(status=fault.status, text="upstream error")
+        return await self._route_request(request, path, body)
+
+    async def _route_request(self, request: web.Request, path: str, body: RequestBody
+                             ) -> web.StreamResponse:
         for method, pattern, handler, auth in self._routes:
             if method != request.method:
                 continue
@@ -769,7 +779,19 @@ class FakeDiscord:
             recipient = int(channel["recipients"][0]["id"])
             if recipient in self.faults.closed_dms:
                 raise HttpError(403, 50007, "Cannot send messages to this user")
-        return self.create_message(channel_id, body.json or {}, body.files).data
+        payload = body.json or {}
+        nonce = payload.get("nonce")
+        if nonce is not None and payload.get("enforce_nonce"):
+            # Discord answers a repeated nonce (a client's retry) with the message it made
+            # the first time, for a few minutes; discord.py sends one with every message
+            earlier = self.nonces.get((channel_id, str(nonce)))
+            if earlier is not None:
+                self.nonce_repeats += 1
+                return earlier.data
+        message = self.create_message(channel_id, payload, body.files)
+        if nonce is not None and payload.get("enforce_nonce"):
+            self.nonces[(channel_id, str(nonce))] = message
+        return message.data
 
     async def _list_messages(self, request: web.Request, m: re.Match[str], body: RequestBody
                              ) -> Any:

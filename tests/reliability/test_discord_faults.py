@@ -195,3 +195,21 @@ async def test_a_dm_that_fails_for_a_passing_reason_is_not_called_closed(rig: Ri
                 if "cannot send you direct messages" in m.content], "DMs are not closed"
     # The hand is sent once more a little later (once: no retry loop).
     await rig.fake.wait_for(lambda: len(mover.dms()) > sent, 15, "the hand sent again")
+
+
+async def test_a_board_stored_but_answered_with_a_500_is_not_posted_twice(rig: Rig) -> None:
+    """The worst 5xx: Discord made the message, the answer was lost, the client retried.
+    discord.py sends every message with a nonce and enforce_nonce, so Discord (and the
+    fake, which honours it) answers the retry with the first message instead of a twin."""
+    lobby = await rig.lobby("kids", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    # the next board and its first retry are carried out, and answered 500
+    fault = rig.fake.faults.server_errors(500, times=2, method="POST",
+                                          path=rf"^/channels/{rig.channel}/messages$",
+                                          after_handling=True)
+    end = await rig.play(game)
+    await rig.settled(timeout=10)  # the retries wait 1 s, then 3 s
+    assert fault.hits == 2 and rig.fake.nonce_repeats >= 2
+    texts = [m.content for m in board_messages(rig.fake, rig.channel)]
+    assert all(a != b for a, b in itertools.pairwise(texts)), "no board twice"
+    assert end.status == "finished" and rig.problems() == []
