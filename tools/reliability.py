@@ -5,8 +5,9 @@ Runs, each bounded in time and count, everything on 127.0.0.1:
 - kills: ``python bot.py`` SIGKILLed 32 times at chosen moments of 6 tables of Kids and Dice
   games (lobby, board of a committed move, mid-turn prompt, hand DM, computer thinking,
   random), restarted on the same database each time (tests/reliability/chaos.py);
-- discord: a storm of 429s, 500/502 bursts, gateway drops with and without RESUME and a
-  player's DMs closing, over three games at once (tests/reliability/storm.py);
+- discord: a storm of 429s, 500/502 bursts (some after the message was made), gateway
+  drops with and without RESUME and a player's DMs closing, over three games at once
+  (tests/reliability/storm.py);
 - fuzz: 3,000 random and forged interactions while two games are played
   (tests/reliability/fuzz.py);
 - load: bench/load_bench.py (its figures go to bench/latest.json).

@@ -55,9 +55,10 @@ async def _storm(rig: Rig, report: StormReport, rounds: int, time_limit: float) 
     ]
     playing = [asyncio.create_task(rig.play(g, time_limit=time_limit)) for g in games]
     faults = rig.fake.faults
-    kinds = itertools.cycle(["429", "500", "429", "502", "resume", "429", "identify", "dms"])
+    kinds = itertools.cycle(["429", "500", "429", "502", "resume", "429", "identify", "dms",
+                             "stored-500"])
     extra = 0
-    for _ in range(rounds * 8):
+    for _ in range(rounds * 9):
         if all(t.done() for t in playing):
             break
         kind = next(kinds)
@@ -72,6 +73,9 @@ async def _storm(rig: Rig, report: StormReport, rounds: int, time_limit: float) 
                 faults.rate_limit(times=2, path=route)
         elif kind in ("500", "502"):
             faults.server_errors(int(kind), times=2, method="POST", path=ROUTES["messages"])
+        elif kind == "stored-500":  # made, but the answer lost: the retry must not double
+            faults.server_errors(500, times=2, method="POST", path=ROUTES["messages"],
+                                 after_handling=True)
         elif kind == "resume":
             await rig.fake.disconnect(resume=True)
             extra += 1
