@@ -153,10 +153,17 @@ def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str,
         canvas.paste(("discard", card, cw, s), lambda: _discard_icon(card, cw, s, c),
                      (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
-    size = round(c * 0.24)
     text = name + (f" ({word('left', lang)})" if left else "")
+    room = max(10, int(right - x))
+    # a long name ("Computer (easy)", "Datamaskin (middels)") is set a little smaller
+    # before it is cut: the level is what tells two computers apart
+    size = round(c * 0.24)
+    for smaller in (round(c * 0.21), round(c * 0.18)):
+        if text_width(text, font(size, True)) <= room:
+            break
+        size = smaller
     w = canvas.text(text, x, cy, size, pal.MUTED if left else pal.INK, bg, bold=True,
-                    max_width=max(10, int(right - x)))
+                    max_width=room)
     if left:
         draw.line((x, cy, x + w, cy), fill=canvas.ink(pal.MUTED), width=2)
 
