@@ -1,7 +1,7 @@
 """Computer players: how long the hard player thinks, and small seat-balanced matches.
 
 - ``ai_hard_ms_per_move``: median time of a hard Kids move with a real choice (default
-  budget: 600 playouts, capped at 0.3 s), over positions from medium-vs-medium games;
+  budget: DEFAULT_ITERATIONS playouts, capped at 0.3 s), over positions from medium-vs-medium games;
   ``ai_hard_dice_ms_per_move`` the same for Dice (moves after a roll).
 - ``ai_hard_iterations_per_s``: Kids playouts per second inside those searches.
 - ``ai_<a>_vs_<b>_<game>``: A's score (win 1, draw 1/2) in 2-seat matches, each deal
@@ -19,7 +19,7 @@ import statistics
 import time
 
 import engine
-from engine.ai import make_agent
+from engine.ai import DEFAULT_ITERATIONS, DEFAULT_TIME_LIMIT, make_agent
 from tools import tournament
 
 POSITIONS = 24
@@ -70,7 +70,8 @@ def run() -> dict[str, float]:
         ("ai_hard_vs_medium_dice", "dice:2", "hard:medium", 40),
     ]
     # Interleaved, so that if time runs out every match still has some games.
-    lists = [tournament.jobs_for([pair], [kind], games, 600, 0.3)
+    lists = [tournament.jobs_for([pair], [kind], games, DEFAULT_ITERATIONS,
+                                        DEFAULT_TIME_LIMIT)
              for _, kind, pair, games in matches]
     jobs = [job for group in itertools.zip_longest(*lists) for job in group if job]
     workers = min(2, multiprocessing.cpu_count())

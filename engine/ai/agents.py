@@ -26,7 +26,7 @@ from .lines import KIDS_BOARD, space_value
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ITERATIONS = 600  # hard Kids: playouts per move
+DEFAULT_ITERATIONS = 900  # hard Kids: playouts per move (the time cap still applies)
 DEFAULT_TIME_LIMIT = 0.3  # seconds per move, a cap on top of the iteration budget
 
 
