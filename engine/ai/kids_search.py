@@ -1,10 +1,12 @@
 """The hard Sequence for Kids player: determinized Monte Carlo search.
 
 Each deal re-deals the cards the player cannot see (other hands and the deck, consistent
-with its observation, see ``determinize``); on that deal every candidate move is played,
-followed by quick sensible moves for both sides (``kids_policy.playout_move``) for a
-bounded number of plies, with the same chance afterwards for every candidate (common
-random numbers: the comparison measures the moves, not the luck of the deal). A result is
+with its observation, see ``determinize``, and with what the last move showed: a player
+who let a win or a block go had no card for it, see ``unlikely_cards``); on that deal
+every candidate move is played, followed by quick sensible moves for both sides
+(``kids_policy.playout_move``) for a bounded number of plies, with the same chance
+afterwards for every candidate (common random numbers: the comparison measures the
+moves, not the luck of the deal). A result is
 1 for a win, 0.5 for a draw, 0 for a loss, or a static estimate when the playout is cut.
 
 Candidates are the medium player's best few moves (only the ways of stopping it when an
@@ -28,12 +30,15 @@ import time
 from dataclasses import dataclass
 
 from ..kids import DEAD, PASS, KidsGame
+from ..kids_board import ANIMAL_SPACES, DRAGON, UNICORN
 from ..rng import GameRng
 from .kids_policy import BLOCK_BONUS, WIN_SCORE, evaluate, playout_move, score_moves
+from .lines import KIDS_BOARD, winning_spaces
 
 CANDIDATES = 8
 PLAYOUT_TURNS = 30  # plies after which a playout is scored by ``evaluate``
 CONFIDENCE = 1.5  # standard errors by which a move must beat the default to replace it
+REDEALS = 20  # tries at a deal that agrees with what the last move showed
 
 
 @dataclass
@@ -44,14 +49,65 @@ class SearchResult:
     values: dict[int, float]
 
 
-def redeal(base: KidsGame, seat: int, rng: random.Random) -> KidsGame:
-    """A copy of ``base`` with every card hidden from ``seat`` dealt again at random."""
+def unlikely_cards(base: KidsGame, seat: int) -> tuple[int, int] | None:
+    """What the last move says about the hand of the seat that made it, if anything.
+
+    A player who could have completed a sequence did so, and one who let a line of
+    ``seat``'s side that wins next turn stand could not stop it (it held no card for the
+    gap): cards it kept had none of those cards. Its hand is those kept cards plus one
+    card drawn since, so at most one card of its hand is of those kinds. Public
+    information only: the board before the move is the board now without the move.
+    Returns (that seat, a mask of the card kinds, bit ``card``), or None.
+    """
+    if base.last is None or base.winner is not None or base.draw:
+        return None
+    mover, move = base.last[0], base.last[1]
+    if mover == seat or move >= DEAD or base.side_of[mover] == base.side_of[seat]:
+        return None
+    card, bit = move >> 6, 1 << (move & 63)
+    before = list(base.chips)
+    if card == DRAGON:
+        before[base.last[2]] |= bit
+        occupied = base.occupied | bit
+    else:
+        before[base.side_of[mover]] ^= bit
+        occupied = base.occupied ^ bit
+    gaps = winning_spaces(KIDS_BOARD, before[base.side_of[mover]], occupied)
+    mine = winning_spaces(KIDS_BOARD, before[base.side_of[seat]], occupied)
+    if card != DRAGON and not mine & bit:  # it blocked none of them: it could not
+        gaps |= mine & ~base.occupied
+    if not gaps:
+        return None
+    kinds = 1 << UNICORN
+    for animal, spaces in enumerate(ANIMAL_SPACES):
+        if spaces & gaps:
+            kinds |= 1 << animal
+    return mover, kinds
+
+
+def redeal(base: KidsGame, seat: int, rng: random.Random,
+           unlikely: tuple[int, int] | None = None) -> KidsGame:
+    """A copy of ``base`` with every card hidden from ``seat`` dealt again at random.
+
+    ``unlikely`` (from ``unlikely_cards``): deals giving that seat more than one card of
+    those kinds are dealt again (a few times at most: the cards must still add up).
+    """
     game = base.copy()
     pool: list[int] = list(game.deck)
     for s, hand in enumerate(game.hands):
         if s != seat:
             pool.extend(hand)
-    rng.shuffle(pool)
+    for _ in range(REDEALS if unlikely else 1):
+        rng.shuffle(pool)
+        if unlikely is None:
+            break
+        who, kinds = unlikely
+        n = len(game.hands[who])
+        # The seats other than ``seat`` take their hands from the end of the pool in
+        # seat order: find where ``who``'s hand will come from.
+        end = len(pool) - sum(len(game.hands[s]) for s in range(who) if s != seat)
+        if sum(kinds >> c & 1 for c in pool[end - n:end]) <= 1:
+            break
     for s, hand in enumerate(game.hands):
         if s != seat:
             n = len(hand)
@@ -103,12 +159,13 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
     # played on the same deals with the same chance afterwards (common random numbers),
     # so the comparison measures the moves, not the luck of the deal.
     rounds = max(1, math.ceil(math.log2(len(survivors))))
+    unlikely = None if oracle else unlikely_cards(base, seat)
     done = 0
     out_of_time = False
     for round_no in range(rounds):
         deals = max(1, iterations // (rounds * len(survivors)))
         for _ in range(deals):
-            game = base if oracle else redeal(base, seat, rng)
+            game = base if oracle else redeal(base, seat, rng, unlikely)
             chance = rng.getrandbits(64)
             results: dict[int, float] = {}
             for move in survivors:
