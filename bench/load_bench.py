@@ -27,9 +27,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-STEPS = tuple(int(x) for x in os.environ.get("LOAD_STEPS", "8,32,64,96,128,160,200").split(","))
+STEPS = tuple(int(x) for x in
+              os.environ.get("LOAD_STEPS", "8,32,64,128,200,260,320,400").split(","))
 WINDOW_S = float(os.environ.get("LOAD_WINDOW_S", "6"))
-BUDGET_S = float(os.environ.get("LOAD_BUDGET_S", "100"))
+BUDGET_S = float(os.environ.get("LOAD_BUDGET_S", "150"))
 P99_LIMIT_S = 1.0
 IDLE_GAMES = 40
 
