@@ -449,12 +449,15 @@ class Dealer:
         names = self.seat_names(table, lang)
         before = self.boards_posted.get(table.game_id, (0, ""))[0]
         recent = await self._recent(self.channel(table))
-        # A move may have come in while this restarted process was getting ready: wait for
-        # its board, so that recovery never posts the position that board shows as well.
+        # A move may be coming in while this restarted process gets ready: wait until the
+        # table is quiet and read the position in that same step (no await between), so
+        # recovery never posts what a move's own board is about to show, nor a stale turn.
         await self._announcements_done(table.game_id)
+        table = self.manager.get(table.game_id)
+        obs = self.manager.spectator_observation(table.game_id)
         count, newest = self.boards_posted.get(table.game_id, (0, ""))
         shown = newest if count != before else None
-        await self._recover_board(table, shown, recent, lang, names)
+        await self._recover_board(table, obs, shown, recent, lang, names)
         if table.game != "kids":
             return
         for seat in table.seats:
@@ -465,6 +468,7 @@ class Dealer:
             await self._recover_hand(table, seat.user_id)
 
     async def _announcements_done(self, game_id: int, timeout: float = 15.0) -> None:
+        """Return (without suspending after the last check) once the table is quiet."""
         deadline = asyncio.get_running_loop().time() + timeout
         while self.manager.announcing(game_id):
             if asyncio.get_running_loop().time() > deadline:
@@ -473,21 +477,27 @@ class Dealer:
                 return
             await asyncio.sleep(0.02)
 
-    async def _recover_board(self, table: TableView, shown: str | None,
+    async def _recover_board(self, table: TableView, obs: dict[str, Any], shown: str | None,
                              recent: list[discord.Message], lang: str, names: list[str]
                              ) -> None:
-        """Post where the game stands unless the newest board shows it already: ``shown`` is
-        the alt text of a board this process posted meanwhile, else the channel's newest."""
-        obs = self.manager.spectator_observation(table.game_id)
+        """Post where the game stands (``obs``, ``table``) unless the newest board shows it
+        already: ``shown`` is the alt text of a board this process posted meanwhile, else
+        the channel's newest is read from ``recent``."""
         alt = (await asyncio.to_thread(alt_text, obs, names=names, lang=lang))[:ALT_TEXT_LIMIT]
         if shown is None:
             shown = next((a.description for m in recent if self._mine(m)
                           for a in m.attachments if a.filename == "board.png"), None)
-        if shown != alt:  # the newest board is not of this moment: post it
-            await self.post(table, content="\n".join([t("board.recovered", lang),
-                                                      self.turn_line(table, lang)]),
-                            file=await self.board_file(obs, table, lang),
-                            view=self.board_view(table, obs, lang))
+        if shown == alt:
+            return  # the newest board is of this moment
+        picture = await self.board_file(obs, table, lang)
+        try:
+            if self.manager.get(table.game_id).ply != table.ply:
+                return  # a move came in meanwhile: its own board shows a newer moment
+        except EngineError:
+            return  # the game ended meanwhile
+        await self.post(table, content="\n".join([t("board.recovered", lang),
+                                                  self.turn_line(table, lang)]),
+                        file=picture, view=self.board_view(table, obs, lang))
 
     async def _recover_hand(self, table: TableView, user_id: int) -> None:
         lang = self.user_lang.get(user_id) or self.guild_lang(table.guild_id)

@@ -215,10 +215,13 @@ class GameManager:
         return self._game_of(self._table(game_id)).observation(None)
 
     def announcing(self, game_id: int) -> bool:
-        """Whether committed changes of this table are still being told to the listeners
-        (a restarted bot's recovery waits for them, so as not to show a position twice)."""
+        """Whether a change of this table is under way or still being told to the
+        listeners. A restarted bot's recovery waits until it is not, and reads the position
+        in the same step, so it never shows a move that is about to get its own board. (The
+        lock counts: a move is applied to the game before its commit is awaited, and only
+        then queued for announcing.)"""
         table = self._table(game_id)
-        return table.delivering or bool(table.outbox)
+        return table.lock.locked() or table.delivering or bool(table.outbox)
 
     def game_state(self, game_id: int) -> dict[str, Any]:
         """The full engine state (``to_dict``): for tests and diagnostics, never players."""

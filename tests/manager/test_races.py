@@ -105,3 +105,39 @@ async def test_200_games_played_concurrently_end_with_intact_logs(
         assert rec.seed is not None
         assert replay(rec.kind, len(rec.seats), rec.seed, rec.actions,
                       **rec.options).to_dict() == rec.snapshot
+
+
+async def test_a_move_counts_as_being_announced_from_its_step_to_its_last_listener(
+    manager: GameManager, store: Store, monkeypatch: object
+) -> None:
+    """A restarted bot's recovery waits while ``announcing``: the game already holds the
+    move while its commit is awaited, so that window must count, or recovery would read
+    the new position and show it before the move's own board does."""
+    gid = await two_player_game(manager)
+    assert not manager.announcing(gid)
+    gate, holding = asyncio.Event(), asyncio.Event()
+    record = store.record
+
+    async def slow_record(*args: object, **kwargs: object) -> object:
+        holding.set()
+        await gate.wait()
+        return await record(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "record", slow_record)  # type: ignore[attr-defined]
+    told: list[bool] = []
+
+    class Listener:
+        async def on_event(self, event: Event) -> None:
+            told.append(manager.announcing(gid))
+
+    manager.add_listener(Listener())
+    view = manager.get(gid)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    legal = manager.observation_for(gid, user)["legal"]  # type: ignore[arg-type]
+    move = asyncio.create_task(manager.submit(gid, user, legal[0]))  # type: ignore[arg-type]
+    await asyncio.wait_for(holding.wait(), 5)
+    assert manager.announcing(gid), "applied, commit pending: not quiet"
+    gate.set()
+    await move
+    assert told and all(told), "quiet only once every listener has heard"
+    assert not manager.announcing(gid)

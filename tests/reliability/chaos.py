@@ -36,9 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from .harness import (
+    RECOVERED,
     BotProcess,
     RecordingDiscord,
     board_count_problems,
+    board_messages,
     known_bug,
     unhandled_records,
 )
@@ -73,6 +75,7 @@ class KillReport:
     committed_lost: list[str] = field(default_factory=list)
     boards_missing: int = 0
     boards_duplicated: int = 0
+    doubles: list[str] = field(default_factory=list)  # what the doubled boards said
     invariant_problems: list[str] = field(default_factory=list)
     unhandled: list[str] = field(default_factory=list)
     known_bugs: Counter[str] = field(default_factory=Counter)
@@ -93,7 +96,8 @@ class KillReport:
                 f"{len(self.unhandled)} unhandled, known bugs {dict(self.known_bugs)}; "
                 f"{len(self.leaks)} leaks; {self.old_button_clicks} clicks on old "
                 f"buttons, {self.fallbacks} fallbacks; restart {restart:.2f} s; "
-                f"{self.seconds:.0f} s")
+                f"{self.seconds:.0f} s"
+                + "".join(f"\n  doubled: {d}" for d in self.doubles))
 
 
 class KillRun:
@@ -345,6 +349,15 @@ class KillRun:
             # a recovery board showing what a move's board shows too was the race that
             # test_recovery_racing_a_move_... showed; it is fixed, so it counts as a double
             r.boards_duplicated += doubled + on_recovery
+            if doubled or on_recovery:
+                posted = board_messages(self.fake, channel)
+                alts = [next(f.description for f in m.files if f.filename == "board.png")
+                        for m in posted]
+                again = [m.content.startswith(RECOVERED) for m in posted]
+                r.doubles += [f"{posted[i - 1].content!r} then {posted[i].content!r}"
+                              for i in range(1, len(posted)) if alts[i] == alts[i - 1]
+                              and (again[i] or again[i - 1]
+                                   or posted[i].content == posted[i - 1].content)]
             for g in played:
                 if (g.status == "finished" and not g.invariant_problems()
                         and g.id not in lost_games):
