@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
 ALT_TEXT_LIMIT = 1024  # Discord's limit on an attachment description
 DM_CLOSED_FOR = 600.0  # seconds a refused DM is not tried again
+RECOVER_AT_ONCE = 4  # tables a restarted bot looks at side by side
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -411,18 +412,26 @@ class Dealer:
         table's recent messages are compared with what it should show now, and only what
         is missing is posted (nothing is doubled).
         """
-        for table in self.manager.tables():
-            if table.created_at >= self.started_at:
-                continue  # made by this process: announced as it happened
-            try:
-                if table.status == "lobby":
-                    await self._recover_lobby(table)
-                elif table.status == "playing":
-                    await self._recover_game(table)
-            except EngineError:
-                continue  # it ended meanwhile
-            except Exception:
-                log.exception("could not show game %d again after the restart", table.game_id)
+        # Tables are looked at side by side (a few at a time, to stay polite to Discord):
+        # one waiting for a busy game to go quiet must not hold back the others.
+        gate = asyncio.Semaphore(RECOVER_AT_ONCE)
+
+        async def one(table: TableView) -> None:
+            async with gate:
+                try:
+                    if table.status == "lobby":
+                        await self._recover_lobby(table)
+                    elif table.status == "playing":
+                        await self._recover_game(table)
+                except EngineError:
+                    pass  # it ended meanwhile
+                except Exception:
+                    log.exception("could not show game %d again after the restart",
+                                  table.game_id)
+
+        await asyncio.gather(*(one(table) for table in self.manager.tables()
+                               if table.created_at < self.started_at))  # (others: announced
+        # by this process as they happened)
 
     async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
         try:
@@ -467,7 +476,7 @@ class Dealer:
                 continue
             await self._recover_hand(table, seat.user_id)
 
-    async def _announcements_done(self, game_id: int, timeout: float = 15.0) -> None:
+    async def _announcements_done(self, game_id: int, timeout: float = 5.0) -> None:
         """Return (without suspending after the last check) once the table is quiet."""
         deadline = asyncio.get_running_loop().time() + timeout
         while self.manager.announcing(game_id):
