@@ -209,6 +209,11 @@ async def play_until_over(database: Path, gid: int, players: dict[int, Player], 
             last_len, stuck_since = len(game.actions), time.monotonic()
         elif time.monotonic() - stuck_since > stuck_after:
             log.warning("game %d made no progress for %.0f s", gid, stuck_after)
+            r = game.replayed()  # where it stands, for whoever reads the run's log
+            log.warning("game %d (%s): seat %s to move (%s), %d actions, the last %s", gid,
+                        game.kind, r.current_seat,
+                        "a person" if game.is_human(r.current_seat) else "a computer",
+                        len(game.actions), list(game.actions[-3:]))
             return game
         seat = game.replayed().current_seat
         if not game.is_human(seat):
