@@ -25,6 +25,21 @@ async def add_computer(world: World, lobby: FakeMessage, host: Person, level: st
     await world.discord.wait_for(lambda: lobby.text.count("(") > before, 5, "computer seated")
 
 
+async def seated(world: World, host: Person, *guests: Person, game: str = "kids",
+                 **options: object) -> FakeMessage:
+    """A lobby opened by ``host`` with ``guests`` sat down: the lobby message."""
+    lobby = await lobby_of(world, host, game, **options)
+    for guest in guests:
+        await seat(world, lobby, guest)
+    return lobby
+
+
+async def started(world: World, host: Person, *guests: Person, game: str = "kids",
+                  **options: object) -> None:
+    """``host`` and ``guests`` sit down and ``host`` starts; the first board is out."""
+    await start(world, await seated(world, host, *guests, game=game, **options), host)
+
+
 async def start(world: World, lobby: FakeMessage, host: Person) -> None:
     button = next(b for b in lobby.buttons() if b["custom_id"].endswith(":start"))
     await (await host.click(lobby, button["custom_id"])).wait_ack()
@@ -37,9 +52,7 @@ async def won_by_resignation(world: World, winner: Person, loser: Person, game: 
     """``winner`` hosts, ``loser`` joins and resigns at once: a finished game, a result."""
     fake, channel = world.discord, world.guild.channel_id
     before = len(fake.visible_messages(channel))
-    lobby = await lobby_of(world, winner, game)
-    await seat(world, lobby, loser)
-    await start(world, lobby, winner)
+    await started(world, winner, loser, game=game)
     await (await loser.slash("sequence resign")).wait_ack()
 
     def the_end() -> FakeMessage | None:
@@ -50,4 +63,5 @@ async def won_by_resignation(world: World, winner: Person, loser: Person, game: 
     return await fake.wait_for(the_end, 5, "the final board")
 
 
-__all__ = ["add_computer", "final_board", "lobby_of", "seat", "start", "won_by_resignation"]
+__all__ = ["add_computer", "final_board", "lobby_of", "seat", "seated", "start", "started",
+           "won_by_resignation"]

@@ -11,7 +11,15 @@ import time
 from PIL import Image
 
 from engine.timers import ManualClock
-from tests.community.play import add_computer, lobby_of, seat, start, won_by_resignation
+from tests.community.play import (
+    add_computer,
+    lobby_of,
+    seat,
+    seated,
+    start,
+    started,
+    won_by_resignation,
+)
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World
 from tests.e2e.people import boards, turn_from_dm
@@ -34,9 +42,7 @@ async def timed_game(world: World, host: Person, guest: Person, *, minutes: int,
     boss = admin(world, "Boss", locale=host.locale)
     await (await boss.slash("sequence settings", turn_timer=minutes,
                             on_timeout=on_timeout)).reply()
-    lobby = await lobby_of(world, host)
-    await seat(world, lobby, guest)
-    await start(world, lobby, host)
+    await started(world, host, guest)
     return clock
 
 
@@ -88,9 +94,7 @@ async def test_a_turn_timer_in_norwegian_and_a_computer_moves(norsk: World) -> N
 
 
 async def test_without_a_timer_the_board_names_no_deadline(world: World) -> None:
-    lobby = await lobby_of(world, world["Alice"])
-    await seat(world, lobby, world["Bob"])
-    await start(world, lobby, world["Alice"])
+    await started(world, world["Alice"], world["Bob"])
     assert "Time runs out" not in newest_board(world).content
 
 
@@ -142,9 +146,7 @@ async def test_rematch_in_norwegian(norsk: World) -> None:
 async def test_a_hint_shows_the_move_its_reason_and_a_small_board(world: World) -> None:
     alice, bob = world["Alice"], world["Bob"]
     # beginners' level: no Dragon, which is dead (nowhere to play) while the board is empty
-    lobby = await lobby_of(world, alice, "kids", level="1")
-    await seat(world, lobby, bob)
-    await start(world, lobby, alice)
+    await started(world, alice, bob, level="1")
     table = world.bot.manager.table_for_channel(world.guild.channel_id)
     mover, other = (alice, bob) if table.turn == 0 else (bob, alice)
     hint = await (await mover.slash("sequence hint")).reply()
@@ -162,9 +164,7 @@ async def test_a_hint_shows_the_move_its_reason_and_a_small_board(world: World) 
 
 async def test_a_hint_in_norwegian(norsk: World) -> None:
     kari, ola = norsk["Kari"], norsk["Ola"]
-    lobby = await lobby_of(norsk, kari, "kids", level="1")
-    await seat(norsk, lobby, ola)
-    await start(norsk, lobby, kari)
+    await started(norsk, kari, ola, level="1")
     table = norsk.bot.manager.table_for_channel(norsk.guild.channel_id)
     mover = kari if table.turn == 0 else ola
     hint = await (await mover.slash("sequence hint")).reply()
@@ -204,9 +204,7 @@ async def test_tidy_boards_keeps_one_board_per_game_in_the_channel(world: World)
     mum = admin(world)
     await (await mum.slash("sequence settings", tidy_boards=True)).reply()
     alice, bob = world["Alice"], world["Bob"]
-    lobby = await lobby_of(world, alice, "kids", level="1")
-    await seat(world, lobby, bob)
-    await start(world, lobby, alice)
+    await started(world, alice, bob, level="1")
     channel = world.guild.channel_id
     every = world.discord.channel_messages[channel]
     first = newest_board(world)
@@ -222,9 +220,7 @@ async def test_tidy_boards_keeps_one_board_per_game_in_the_channel(world: World)
 
 async def test_without_tidying_every_board_stays(world: World) -> None:
     alice, bob = world["Alice"], world["Bob"]
-    lobby = await lobby_of(world, alice, "kids", level="1")
-    await seat(world, lobby, bob)
-    await start(world, lobby, alice)
+    await started(world, alice, bob, level="1")
     channel = world.guild.channel_id
     first = newest_board(world)
     table = world.bot.manager.table_for_channel(channel)
@@ -236,10 +232,7 @@ async def test_without_tidying_every_board_stays(world: World) -> None:
 
 async def test_rematch_does_not_seat_someone_who_left_again(world: World) -> None:
     alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
-    lobby = await lobby_of(world, alice, "dice")
-    await seat(world, lobby, bob)
-    await seat(world, lobby, carol)
-    await start(world, lobby, alice)
+    await started(world, alice, bob, carol, game="dice")
     await (await carol.slash("sequence leave")).wait_ack()
     await (await bob.slash("sequence resign")).wait_ack()
     final = await world.discord.wait_for(
@@ -255,9 +248,7 @@ async def test_rematch_does_not_seat_someone_who_left_again(world: World) -> Non
 
 async def test_missing_too_many_turns_frees_the_seat_with_one_message(world: World) -> None:
     alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
-    lobby = await lobby_of(world, alice, "kids", level="1")
-    await seat(world, lobby, bob)
-    await seat(world, lobby, carol)
+    lobby = await seated(world, alice, bob, carol, level="1")
     clock = ManualClock(start=time.time())
     world.bot.manager.clock = clock
     boss = admin(world, "Boss")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.community.play import lobby_of, seat
+from tests.community.play import seated
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, final_board, turn_by_slash_command, turn_from_dm, whose_turn
@@ -19,11 +19,10 @@ async def threads_on(world: World, name: str = "Mum", locale: str = "en-US") -> 
     await (await boss.slash("sequence settings", own_thread=True)).reply()
 
 
-async def started(world: World, host: Person, guest: Person, game: str = "kids"
-                  ) -> FakeMessage:
-    """Host and guest sit down and start; the lobby message it started from."""
-    lobby = await lobby_of(world, host, game, **({"level": "1"} if game == "kids" else {}))
-    await seat(world, lobby, guest)
+async def started(world: World, host: Person, guest: Person) -> FakeMessage:
+    """Host and guest sit down to a Kids game and start (its board goes to the thread, not
+    to the channel ``play.start`` watches); the lobby message it started from."""
+    lobby = await seated(world, host, guest, level="1")
     await (await host.click(lobby, label="Start")).wait_ack()  # (the same word in Norwegian)
     return lobby
 
