@@ -101,12 +101,11 @@ class GuildSettings:
     defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class KindStats:
+class _Record:
+    """A record of games and wins (each subclass is a dataclass that has both fields)."""
+
     games: int
     wins: int
-    losses: int
-    draws: int
 
     @property
     def win_rate(self) -> float:
@@ -114,7 +113,15 @@ class KindStats:
 
 
 @dataclass(frozen=True)
-class Stats:
+class KindStats(_Record):
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+@dataclass(frozen=True)
+class Stats(_Record):
     """A player's record over finished games (optionally one server / one game kind)."""
 
     user_id: int
@@ -124,21 +131,13 @@ class Stats:
     draws: int
     per_kind: dict[str, KindStats]
 
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
 
 @dataclass(frozen=True)
-class LeaderRow:
+class LeaderRow(_Record):
     user_id: int
     name: str
     games: int
     wins: int
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
 
 
 @dataclass(frozen=True)
@@ -153,16 +152,12 @@ class ResultLine:
 
 
 @dataclass(frozen=True)
-class LevelRow:
+class LevelRow(_Record):
     """The record of the computer players of one level (they are never ranked with people)."""
 
     level: str
     games: int
     wins: int
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
 
 
 @dataclass(frozen=True)
