@@ -94,9 +94,8 @@ class Game(ABC):
         else:
             self.apply(entry)
 
-    def resign(self, seat: int) -> None:
-        """A player leaves or resigns, in turn or out of turn. Their chips stay; their seat is
-        skipped from now on; when only one side has players left, that side wins."""
+    def _check_seated(self, seat: int) -> None:
+        """Refuse a seat that cannot leave or be handed over: none, gone, or game over."""
         if self.is_over:
             raise IllegalAction("game_over", "The game is over.")
         if not (isinstance(seat, int) and 0 <= seat < self.seats):
@@ -104,6 +103,11 @@ class Game(ABC):
         if self.resigned[seat]:
             raise IllegalAction("already_resigned", f"Seat {seat + 1} has already left.",
                                 seat=seat)
+
+    def resign(self, seat: int) -> None:
+        """A player leaves or resigns, in turn or out of turn. Their chips stay; their seat is
+        skipped from now on; when only one side has players left, that side wins."""
+        self._check_seated(seat)
         self.resigned[seat] = True
         self.history.append(f"resign:{seat}")
         standing = {self.side_of[s] for s in range(self.seats) if not self.resigned[s]}
@@ -119,13 +123,7 @@ class Game(ABC):
 
         Nothing in the game changes; the history entry ``computer:N`` keeps the history a
         full account of the table, so a replay or a restore knows who played what."""
-        if self.is_over:
-            raise IllegalAction("game_over", "The game is over.")
-        if not (isinstance(seat, int) and 0 <= seat < self.seats):
-            raise IllegalAction("no_such_seat", f"There is no seat {seat!r}.", seat=str(seat))
-        if self.resigned[seat]:
-            raise IllegalAction("already_resigned", f"Seat {seat + 1} has already left.",
-                                seat=seat)
+        self._check_seated(seat)
         self.history.append(f"computer:{seat}")
 
     def skip(self) -> None:
