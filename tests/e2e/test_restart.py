@@ -13,6 +13,19 @@ def hand_dms(person: Person) -> list[FakeMessage]:
     return [m for m in person.dms() if any(c.startswith("seq:card:") for c in m.custom_ids())]
 
 
+async def begun(fake: FakeDiscord, alice: Person, bob: Person
+                ) -> tuple[FakeMessage, Person, FakeMessage]:
+    """Alice opens a Kids game, Bob joins, Alice starts: the first board, who is to move,
+    and their hand by DM."""
+    lobby = await (await alice.slash("sequence new", game="kids")).reply()
+    await (await bob.click(lobby, label="Join")).wait_ack()
+    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
+    await (await alice.click(lobby, label="Start")).wait_ack()
+    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 5, "the board"))[-1]
+    mover = alice if whose_turn(board) == alice.id else bob
+    return board, mover, await latest_hand(mover)
+
+
 async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "sequence.db"
     async with FakeDiscord() as fake:
@@ -21,13 +34,7 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
         channel = guild.channel_id
         with fake.pointed_at():
             async with running_bot(fake, guild, db):
-                lobby = await (await alice.slash("sequence new", game="kids")).reply()
-                await (await bob.click(lobby, label="Join")).wait_ack()
-                await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
-                await (await alice.click(lobby, label="Start")).wait_ack()
-                board = await fake.wait_for(lambda: boards(fake, channel), 5, "the board")
-                mover = alice if whose_turn(board[-1]) == alice.id else bob
-                hand = await latest_hand(mover)
+                _, mover, hand = await begun(fake, alice, bob)
             # the bot is gone; a new one starts from the same database
             async with running_bot(fake, guild, db):
                 # the new bot reads what the channel and the DMs show, finds nothing missing
@@ -59,13 +66,7 @@ async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_pat
         channel = guild.channel_id
         with fake.pointed_at():
             async with running_bot(fake, guild, db):
-                lobby = await (await alice.slash("sequence new", game="kids")).reply()
-                await (await bob.click(lobby, label="Join")).wait_ack()
-                await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
-                await (await alice.click(lobby, label="Start")).wait_ack()
-                board = (await fake.wait_for(lambda: boards(fake, channel), 5, "board"))[-1]
-                mover = alice if whose_turn(board) == alice.id else bob
-                hand = await latest_hand(mover)
+                board, mover, hand = await begun(fake, alice, bob)
             # as if the old process died before these reached Discord
             board.deleted = True
             hand.deleted = True
