@@ -143,18 +143,24 @@ async def restart_after_kill(s: Scene, fired: asyncio.Future[None]) -> None:
     await s.bot.start()
 
 
+async def first_board_crashed(s: Scene) -> GameTruth:
+    """A Kids game whose first move is committed and the bot killed as its board goes
+    out, then started again: the game as stored after the restart."""
+    game = await start_game(s, "kids")
+    fired = await s.kill_when(posts_file("board.png"))
+    mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger(), timeout=2)
+    with contextlib.suppress(TimeoutError):
+        await mover.take_turn(game)
+    await restart_after_kill(s, fired)
+    return s.game()
+
+
 @pytest.mark.slow
 async def test_a_committed_move_whose_board_was_lost_is_still_there_after_a_restart(
         tmp_path: Path) -> None:
-    """The part that works today: the move itself survives, and play goes on."""
+    """The move itself survives, and play goes on."""
     async with scene(tmp_path) as s:
-        game = await start_game(s, "kids")
-        fired = await s.kill_when(posts_file("board.png"))
-        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger(), timeout=2)
-        with contextlib.suppress(TimeoutError):
-            await mover.take_turn(game)
-        await restart_after_kill(s, fired)
-        after = s.game()
+        after = await first_board_crashed(s)
         assert len(after.actions) == 1, "the move committed before the kill is kept"
         nxt = Player(s.person(after.user_of(after.replayed().current_seat)), Ledger())
         assert await nxt.take_turn(after), "the next player can move after the restart"
@@ -163,13 +169,7 @@ async def test_a_committed_move_whose_board_was_lost_is_still_there_after_a_rest
 
 async def test_the_board_a_crash_swallowed_is_posted_on_recovery(tmp_path: Path) -> None:
     async with scene(tmp_path) as s:
-        game = await start_game(s, "kids")
-        fired = await s.kill_when(posts_file("board.png"))
-        mover = Player(s.person(game.user_of(game.replayed().current_seat)), Ledger(), timeout=2)
-        with contextlib.suppress(TimeoutError):
-            await mover.take_turn(game)
-        await restart_after_kill(s, fired)
-        after = s.game()
+        after = await first_board_crashed(s)
         await s.fake.wait_for(
             lambda: len(board_messages(s.fake, s.channel)) >= expected_boards(after), 5,
             "the board of the move committed before the crash")
