@@ -32,6 +32,23 @@ async def the_thread(world: World) -> int:
     return await fake.wait_for(lambda: next(iter(fake.threads), None), 5, "a thread")
 
 
+async def thread_game(world: World) -> tuple[int, FakeMessage]:
+    """Threads on; Alice and Bob start a Kids game: its thread, and the first board there."""
+    await threads_on(world)
+    await started(world, world["Alice"], world["Bob"])
+    thread = await the_thread(world)
+    boards_there = await world.discord.wait_for(lambda: boards(world.discord, thread), 5,
+                                                "the first board")
+    return thread, boards_there[0]
+
+
+async def resigned_in_thread(world: World, thread: int) -> FakeMessage:
+    """Bob resigns, typing in the thread: the final board there."""
+    await (await world["Bob"].slash("sequence resign", channel=thread)).wait_ack()
+    return await world.discord.wait_for(lambda: final_board(world.discord, thread), 5,
+                                        "the final board")
+
+
 async def test_a_game_moves_into_a_thread_on_its_lobby_message(world: World) -> None:
     await threads_on(world)
     alice, bob = world["Alice"], world["Bob"]
@@ -55,12 +72,9 @@ async def test_a_game_moves_into_a_thread_on_its_lobby_message(world: World) -> 
 
 
 async def test_slash_commands_in_the_thread_play_the_game(world: World) -> None:
-    await threads_on(world)
     alice, bob = world["Alice"], world["Bob"]
     fake = world.discord
-    await started(world, alice, bob)
-    thread = await the_thread(world)
-    first = (await fake.wait_for(lambda: boards(fake, thread), 5, "the first board"))[0]
+    thread, first = await thread_game(world)
     mover = alice if whose_turn(first) == alice.id else bob
     await turn_by_slash_command(mover, first)  # typed in the thread, where the board is
     await fake.wait_for(lambda: len(boards(fake, thread)) == 2, 5, "the next board")
@@ -78,14 +92,9 @@ async def test_the_channel_is_free_for_another_lobby_meanwhile(world: World) -> 
 
 
 async def test_the_end_of_a_thread_game_is_told_in_the_channel(world: World) -> None:
-    await threads_on(world)
-    alice, bob = world["Alice"], world["Bob"]
     fake, channel = world.discord, world.guild.channel_id
-    await started(world, alice, bob)
-    thread = await the_thread(world)
-    await fake.wait_for(lambda: boards(fake, thread), 5, "the first board")
-    await (await bob.slash("sequence resign", channel=thread)).wait_ack()
-    final = await fake.wait_for(lambda: final_board(fake, thread), 5, "the final board")
+    thread, _ = await thread_game(world)
+    final = await resigned_in_thread(world, thread)
     assert "Alice won" in final.content
     told = await fake.wait_for(
         lambda: [m for m in fake.visible_messages(channel) if f"<#{thread}>" in m.content],
@@ -95,14 +104,10 @@ async def test_the_end_of_a_thread_game_is_told_in_the_channel(world: World) -> 
 
 
 async def test_a_rematch_in_the_thread_stays_in_that_thread(world: World) -> None:
-    await threads_on(world)
     alice, bob = world["Alice"], world["Bob"]
     fake = world.discord
-    await started(world, alice, bob)
-    thread = await the_thread(world)
-    await fake.wait_for(lambda: boards(fake, thread), 5, "the first board")
-    await (await bob.slash("sequence resign", channel=thread)).wait_ack()
-    final = await fake.wait_for(lambda: final_board(fake, thread), 5, "the final board")
+    thread, _ = await thread_game(world)
+    final = await resigned_in_thread(world, thread)
     again = await (await alice.click(final, label="Rematch")).reply()
     assert again.channel_id == thread
     await (await bob.click(again, label="Join")).wait_ack()
