@@ -591,7 +591,7 @@ class Dealer:
         starts inside a thread (a rematch) stays there. If Discord refuses (no Create
         Public Threads permission), the game is played in the channel, and the channel is
         told why."""
-        if await self._is_thread(table.channel_id):
+        if self._is_thread(table.channel_id):
             return table
         name = t("thread.name", lang, game=t(f"game.{table.game}", lang), number=table.game_id)
         try:
@@ -621,7 +621,7 @@ class Dealer:
             await self.post(table, content=t("thread.moved", lang, thread=f"<#{thread.id}>"))
         return moved
 
-    async def _is_thread(self, channel_id: int) -> bool:
+    def _is_thread(self, channel_id: int) -> bool:
         if channel_id in self.thread_parent:
             return True
         channel = self.bot.get_channel(channel_id)
