@@ -16,13 +16,11 @@ import time
 from typing import Any
 
 from ..dice import DiceGame
-from ..kids import DEAD, PASS, KidsGame
-from ..kids_board import DRAGON, UNICORN
+from ..kids import KidsGame
 from . import dice_policy, kids_policy
 from .determinize import rebuild
 from .explain import Explanation, explain
 from .kids_search import search
-from .lines import KIDS_BOARD, space_value
 
 log = logging.getLogger(__name__)
 
@@ -85,43 +83,22 @@ class RandomAgent(Agent):
 
 
 class EasyAgent(Agent):
-    """Plays like a young child: usually goes for its own rows, now and then just puts a
-    chip anywhere, often forgets to stop the others, spends Unicorns and Dragons freely."""
+    """Plays like a young child: in Kids it puts its chips next to its own and usually sees
+    a win (``kids_policy.child_move``); in Dice it goes for its own rows and now and then
+    just puts a chip anywhere."""
 
     level = "easy"
-    WHIM = 0.4  # how often it plays any move at all
-    SEES_WIN = 0.75  # how often it notices that a move wins
+    WHIM = 0.4  # Dice: how often it plays any move at all
 
     def pick(self, obs: dict[str, Any], rng: random.Random) -> str:
         game = rebuild(obs, rng)
-        moves = game.moves()
         if isinstance(game, KidsGame):
-            scores = kids_policy.score_moves(game, moves)
-            best = max(moves, key=lambda m: scores[m])
-            if scores[best] >= kids_policy.WIN_SCORE - 1 and rng.random() < self.SEES_WIN:
-                return game.move_text(best)
-            if rng.random() < self.WHIM:
-                return game.move_text(rng.choice(moves))
-            # Attack only: its own lines, with a lot of noise.
-            own = {m: _kids_attack(game, m) * (0.5 + rng.random()) for m in moves}
-            return game.move_text(max(moves, key=lambda m: (own[m], -m)))
+            return game.move_text(kids_policy.child_move(game, rng))
         assert isinstance(game, DiceGame)
+        moves = game.moves()
         if rng.random() < self.WHIM:
             return game.move_text(rng.choice(moves))
         return game.move_text(dice_policy.attack_move(game, rng))
-
-
-def _kids_attack(game: KidsGame, move: int) -> float:
-    if move >= DEAD:
-        return 0.5 if move != PASS else 0.0
-    card = move >> 6
-    if card == DRAGON:
-        return 0.3
-    seat = game.current
-    assert seat is not None
-    mine = game.chips[game.side_of[seat]]
-    value = space_value(KIDS_BOARD, move & 63, mine, game.occupied, kids_policy.WEIGHTS)
-    return value * (0.7 if card == UNICORN else 1.0)
 
 
 class MediumAgent(Agent):

@@ -1,8 +1,8 @@
 """How the computer players judge a Sequence for Kids move without searching.
 
-Used three ways: the medium player plays the best-scored move; the easy player plays a
-noisy, attack-only version; the hard player's playouts use the cheap ``playout_move`` and
-its search keeps only the best-scored moves at the root.
+Used three ways: the medium player plays the best-scored move; the easy player plays
+``child_move``; the hard player's playouts use the cheap ``playout_move`` and its search
+keeps only the best-scored moves at the root.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from ..kids import DEAD, PASS, KidsGame
-from ..kids_board import ANIMAL_SPACES, DRAGON, UNICORN
+from ..kids_board import ANIMAL_SPACES, CORNER_MASK, DRAGON, HEIGHT, UNICORN, WIDTH
 from .lines import (
     KIDS_BOARD,
     best_line_through,
@@ -32,6 +32,18 @@ UNICORN_KEEP = 20.0
 DRAGON_KEEP = 12.0
 SETUP_BONUS = 40.0  # a winning space made for a card already in the hand
 FORK_BONUS = 15.0  # per winning space beyond the first: harder to block them all
+
+
+# Each space's neighbours (across, down, and slanting): a child sees "next to my chips",
+# not lines.
+NEIGHBOURS: tuple[int, ...] = tuple(
+    sum(1 << (r + dr) * WIDTH + c + dc
+        for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+        if (dr or dc) and 0 <= r + dr < HEIGHT and 0 <= c + dc < WIDTH)
+    for r, c in (divmod(s, WIDTH) for s in range(WIDTH * HEIGHT))
+)
+CHILD_SEES_WIN = 0.85  # how often the easy player notices that a move wins
+CHILD_NOISE = 1.5  # its whims, in "chips next to mine" (so a whim can beat one neighbour)
 
 
 def is_placement(move: int) -> bool:
@@ -177,4 +189,47 @@ def playout_move(game: KidsGame, rng: random.Random) -> int:
             best, best_value = move, value
     if best_value < 0.0:
         return moves[rng.randrange(len(moves))]
+    return best
+
+
+def child_move(game: KidsGame, rng: random.Random) -> int:
+    """How a young child plays (the easy player): mostly sensible, sometimes not.
+
+    It swaps dead cards and usually, not always, sees a move that wins. Otherwise it puts
+    its chip next to its own chips (free corners count as its own), with a good deal of
+    whim: it does not read lines or look at what the others build, likes its Unicorn a
+    little less than an animal, and plays a Dragon only on a whim. Tuned so that it is
+    not hopeless (it beats a random player most of the time) while the medium player,
+    who reads lines and blocks, beats it about three games in four (``make tournament``).
+    """
+    moves = game.moves()
+    if len(moves) == 1:
+        return moves[0]
+    seat = game.current
+    assert seat is not None
+    mine = game.chips[game.side_of[seat]]
+    occ = game.occupied
+    wins = winning_spaces(KIDS_BOARD, mine, occ)
+    winning = [m for m in moves if is_placement(m) and wins >> (m & 63) & 1]
+    if winning:
+        if rng.random() < CHILD_SEES_WIN:
+            return min(winning)  # an animal before the Unicorn
+        moves = [m for m in moves if m not in winning] or moves
+    for move in moves:
+        if move >= DEAD and move != PASS:
+            return move
+    own = mine | CORNER_MASK
+    best, best_value = moves[0], -1.0
+    for move in moves:
+        if move >= DEAD:
+            continue
+        card = move >> 6
+        if card == DRAGON:
+            value = 0.5 * rng.random()
+        else:
+            value = (NEIGHBOURS[move & 63] & own).bit_count() + CHILD_NOISE * rng.random()
+            if card == UNICORN:
+                value -= 0.5
+        if value > best_value:
+            best, best_value = move, value
     return best
