@@ -14,9 +14,13 @@ or from a lucky deal:
 Intervals are Wilson score intervals (95%) over games. Games are independent only across
 deals, so the interval is a little optimistic; the seat balancing lowers the variance.
 
-The row "oracle:medium" (Kids) is the hard search allowed to see every hidden card (the
-other hands and the deck order). No fair player can expect to do better, so it shows how
-much luck caps skill.
+Two unfair players show how much luck caps skill in Kids (rows "oracle:..." and
+"peek:..."): the hard search allowed to see hidden cards.
+- oracle: every hidden card, the other hands and the deck order, so it knows what it and
+  the others will draw next.
+- peek: the other hands, but not the deck order. It knows strictly more than any fair
+  player and faces the same luck of the draw, so a fair player can hope to do as well
+  only by searching better.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from engine.ai.agents import Agent
 LEVEL_ORDER = ("hard", "medium", "easy", "random")
 # Every pair of levels, and the see-everything bound (Kids only; see the module docstring).
 ALL_PAIRS = (*(f"{a}:{b}" for a, b in itertools.combinations(LEVEL_ORDER, 2)),
-             "oracle:medium")
+             "oracle:medium", "peek:medium")
+UNFAIR = ("oracle", "peek")  # levels that see hidden cards: Kids only
 ALL_KINDS = ("kids:2", "dice:2", "kids:3", "dice:3")
 
 
@@ -76,8 +81,9 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def _agent(level: str, seed: int, job: Job) -> Agent:
-    if level == "oracle":
-        return OracleAgent(seed, job.iterations, job.time_limit)
+    if level in UNFAIR:
+        return OracleAgent(seed, job.iterations, job.time_limit,
+                           sees="all" if level == "oracle" else "hands")
     return make_agent(level, seed, iterations=job.iterations, time_limit=job.time_limit)
 
 
@@ -120,7 +126,7 @@ def jobs_for(pairs: Sequence[str], kinds: Sequence[str], games: int, iterations:
             game, seats = kind.split(":")
             for pair in pairs:
                 a, b = pair.split(":")
-                if a == "oracle" and game != "kids":
+                if a in UNFAIR and game != "kids":
                     continue
                 jobs.append(Job(game, int(seats), a, b, deal, iterations, time_limit))
     return jobs
@@ -191,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="deals per match (each deal is played once per seat of A)")
     parser.add_argument("--pairs", default=",".join(ALL_PAIRS),
                         help="comma-separated A:B level pairs (levels: hard, medium, easy, "
-                             "random; oracle: the hard search seeing every hidden card)")
+                             "random; oracle: the hard search seeing every hidden card; peek: "
+                             "it seeing the other hands, not the deck order)")
     parser.add_argument("--kinds", default=",".join(ALL_KINDS),
                         help="comma-separated game:seats, e.g. kids:2,dice:3")
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,

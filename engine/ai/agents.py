@@ -143,15 +143,18 @@ class HardAgent(Agent):
 
 
 class OracleAgent(HardAgent):
-    """The hard search allowed to see every hidden card. Not a fair player: only the
-    tournament uses it, to show how much of Kids is luck (an upper bound for any fair
-    player). It needs the real game, given through ``peek``."""
+    """The hard search allowed to see hidden cards. Not a fair player: only the tournament
+    uses it, to show how much of Kids is luck. ``sees="all"``: every other hand and the
+    order of the deck (so its own next draws too); ``sees="hands"``: the other hands, but
+    not the deck order (it knows more than any fair player, and can plan no better on
+    what will be drawn). It needs the real game, given through ``peek``."""
 
     level = "oracle"
 
     def __init__(self, seed: int, iterations: int = DEFAULT_ITERATIONS,
-                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
+                 time_limit: float | None = DEFAULT_TIME_LIMIT, sees: str = "all") -> None:
         super().__init__(seed, iterations, time_limit)
+        self.sees = sees
         self.game: KidsGame | DiceGame | None = None
 
     def peek(self, game: KidsGame | DiceGame) -> None:
@@ -162,6 +165,6 @@ class OracleAgent(HardAgent):
             return super().pick(obs, rng)
         truth = self.game.copy()
         truth.rng = type(truth.rng)(rng.getrandbits(64))  # future shuffles stay unknown
-        result = search(truth, rng, self.iterations, self.time_limit, oracle=True)
+        result = search(truth, rng, self.iterations, self.time_limit, sees=self.sees)
         self.last_iterations = result.iterations
         return truth.move_text(result.move)

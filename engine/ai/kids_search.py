@@ -118,11 +118,13 @@ def redeal(base: KidsGame, seat: int, rng: random.Random,
 
 
 def search(base: KidsGame, rng: random.Random, iterations: int,
-           time_limit: float | None, oracle: bool = False) -> SearchResult:
+           time_limit: float | None, sees: str = "own") -> SearchResult:
     """Choose a move for the seat to move in ``base`` (a determinized game).
 
-    ``oracle``: do not re-deal, i.e. search the true hidden cards; only for measuring an
-    upper bound of what any fair player could reach.
+    ``sees``: "own" (a fair player) re-deals every card it cannot see. Two unfair
+    settings measure how much luck caps skill (``tools.tournament``): "hands" searches the
+    true hands of the others but shuffles the deck for every deal (it knows what they
+    hold, not what anyone will draw); "all" searches the true hands and deck order.
     """
     seat = base.current
     assert seat is not None
@@ -159,13 +161,22 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
     # played on the same deals with the same chance afterwards (common random numbers),
     # so the comparison measures the moves, not the luck of the deal.
     rounds = max(1, math.ceil(math.log2(len(survivors))))
-    unlikely = None if oracle else unlikely_cards(base, seat)
+    if sees not in ("own", "hands", "all"):
+        raise ValueError(f"sees must be own, hands or all, not {sees!r}")
+    unlikely = unlikely_cards(base, seat) if sees == "own" else None
     done = 0
     out_of_time = False
     for round_no in range(rounds):
         deals = max(1, iterations // (rounds * len(survivors)))
         for _ in range(deals):
-            game = base if oracle else redeal(base, seat, rng, unlikely)
+            if sees == "own":
+                game = redeal(base, seat, rng, unlikely)
+            elif sees == "hands":
+                game = base.copy()
+                game.deck.sort()  # what the deck holds, never its order
+                rng.shuffle(game.deck)
+            else:
+                game = base
             chance = rng.getrandbits(64)
             results: dict[int, float] = {}
             for move in survivors:

@@ -58,3 +58,38 @@ def test_nothing_is_inferred_after_an_ordinary_opening_move() -> None:
     seen = rebuild(game.observation(0), random.Random(1))
     assert isinstance(seen, KidsGame)
     assert unlikely_cards(seen, 0) is None
+
+
+def _searched(game: KidsGame, sees: str) -> object:
+    from engine.ai.kids_search import search
+
+    found = search(game, random.Random(5), 120, None, sees=sees)
+    return found.move, found.values
+
+
+def test_the_peeking_search_knows_the_hands_but_not_the_deck_order() -> None:
+    # The seat to move is found by its hand and the board; any order of the same deck
+    # gives the same search, but other cards in Blue's hand give another.
+    game = kids_position([["B2", "C4"], ["B3", "D4", "E3"]], ["lion", "whale", "moose"], seed=2)
+    assert isinstance(game, KidsGame)
+    shuffled = game.copy()
+    random.Random(9).shuffle(shuffled.deck)
+    assert shuffled.deck != game.deck
+    assert _searched(shuffled, "hands") == _searched(game, "hands")
+    swapped = game.copy()
+    swapped.hands[1], swapped.deck[-3:] = swapped.deck[-3:], swapped.hands[1]
+    assert sorted(swapped.hands[1]) != sorted(game.hands[1])
+    assert _searched(swapped, "hands") != _searched(game, "hands")
+    # Seeing everything, the order of the deck is known and does change the search.
+    assert _searched(shuffled, "all") != _searched(game, "all")
+
+
+def test_the_search_refuses_an_unknown_view_of_the_cards() -> None:
+    import pytest
+
+    from engine.ai.kids_search import search
+
+    game = kids_position([["B2"], ["B3"]], ["lion", "whale", "fox"])
+    assert isinstance(game, KidsGame)
+    with pytest.raises(ValueError, match="sees"):
+        search(game, random.Random(1), 10, None, sees="everything")
