@@ -21,6 +21,8 @@ Two unfair players show how much luck caps skill in Kids (rows "oracle:..." and
 - peek: the other hands, but not the deck order. It knows strictly more than any fair
   player and faces the same luck of the draw, so a fair player can hope to do as well
   only by searching better.
+A yardstick in the other direction, "grab": a player whose only skill is to take a win
+when it has one, and who otherwise plays any legal move at random.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,12 +41,17 @@ from typing import Any
 import engine
 from engine.ai import DEFAULT_ITERATIONS, OracleAgent, make_agent
 from engine.ai.agents import Agent
+from engine.ai.determinize import rebuild
+from engine.ai.kids_policy import is_placement
+from engine.ai.lines import KIDS_BOARD, winning_spaces
+from engine.kids import KidsGame
 
 LEVEL_ORDER = ("hard", "medium", "easy", "random")
 # Every pair of levels, and the see-everything bound (Kids only; see the module docstring).
 ALL_PAIRS = (*(f"{a}:{b}" for a, b in itertools.combinations(LEVEL_ORDER, 2)),
              "oracle:medium", "peek:medium")
-UNFAIR = ("oracle", "peek")  # levels that see hidden cards: Kids only
+UNFAIR = ("oracle", "peek")  # levels that see hidden cards
+KIDS_ONLY = (*UNFAIR, "grab")
 ALL_KINDS = ("kids:2", "dice:2", "kids:3", "dice:3")
 
 
@@ -80,7 +88,25 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+class GrabAgent(Agent):
+    """Takes a win when it has one, else plays any legal move (Kids): a yardstick."""
+
+    level = "grab"
+
+    def pick(self, obs: dict[str, Any], rng: random.Random) -> str:
+        game = rebuild(obs, rng)
+        assert isinstance(game, KidsGame)
+        moves = game.moves()
+        seat = game.current
+        assert seat is not None
+        wins = winning_spaces(KIDS_BOARD, game.chips[game.side_of[seat]], game.occupied)
+        winning = [m for m in moves if is_placement(m) and wins >> (m & 63) & 1]
+        return game.move_text(winning[0] if winning else rng.choice(moves))
+
+
 def _agent(level: str, seed: int, job: Job) -> Agent:
+    if level == "grab":
+        return GrabAgent(seed)
     if level in UNFAIR:
         return OracleAgent(seed, job.iterations, job.time_limit,
                            sees="all" if level == "oracle" else "hands")
@@ -126,7 +152,7 @@ def jobs_for(pairs: Sequence[str], kinds: Sequence[str], games: int, iterations:
             game, seats = kind.split(":")
             for pair in pairs:
                 a, b = pair.split(":")
-                if a in UNFAIR and game != "kids":
+                if (a in KIDS_ONLY or b in KIDS_ONLY) and game != "kids":
                     continue
                 jobs.append(Job(game, int(seats), a, b, deal, iterations, time_limit))
     return jobs
@@ -198,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pairs", default=",".join(ALL_PAIRS),
                         help="comma-separated A:B level pairs (levels: hard, medium, easy, "
                              "random; oracle: the hard search seeing every hidden card; peek: "
-                             "it seeing the other hands, not the deck order)")
+                             "it seeing the other hands, not the deck order; grab: random but "
+                             "takes a win)")
     parser.add_argument("--kinds", default=",".join(ALL_KINDS),
                         help="comma-separated game:seats, e.g. kids:2,dice:3")
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,

@@ -30,3 +30,28 @@ def test_jobs_interleave_matches_and_rows_report_every_match() -> None:
     rows = report(run(jobs, workers=1, max_seconds=60))
     assert {r["pair"] for r in rows} == {"easy:random", "medium:random"}
     assert all(r["games"] == 4 and r["ci_low"] <= r["score"] <= r["ci_high"] for r in rows)
+
+
+def test_seeing_and_grabbing_yardsticks_play_kids_only() -> None:
+    jobs = jobs_for(["peek:medium", "grab:medium", "medium:random"], ["kids:2", "dice:2"],
+                    1, 8, None)
+    assert {(j.game, j.first) for j in jobs} == {
+        ("kids", "peek"), ("kids", "grab"), ("kids", "medium"), ("dice", "medium")}
+
+
+def test_the_grab_yardstick_takes_a_win_and_otherwise_plays_anything() -> None:
+    from tests.ai.positions import kids_position
+    from tools.tournament import GrabAgent
+
+    # Red holds B1 and C1 beside the free corner A1: the gorilla on D1 wins.
+    game = kids_position([["B1", "C1"], ["B3", "C3"]], ["lion", "gorilla", "whale"])
+    obs = game.observation(0)
+    assert {GrabAgent(seed).choose(obs) for seed in range(20)} == {"gorilla@D1"}
+    game = kids_position([["B1"], ["B3", "C3"]], ["lion", "gorilla", "whale"])
+    obs = game.observation(0)
+    assert len({GrabAgent(seed).choose(obs) for seed in range(40)}) > 2
+
+
+def test_the_peeking_search_plays_a_whole_game() -> None:
+    result = play_deal(Job("kids", 2, "peek", "medium", 0, 8, None))
+    assert result["games"] == 2
