@@ -10,9 +10,9 @@ from . import palette as pal
 from .canvas import Canvas
 from .chips import chip
 from .dice_faces import die
-from .labels import fitted
+from .labels import fit_lines, fit_named, label
 from .sprites import sprite
-from .text import font, lang_of, text_width, word
+from .text import lang_of, word
 
 if TYPE_CHECKING:
     from .board import Geometry
@@ -91,9 +91,9 @@ def _deck_icon(w: int, h: int, c: int) -> Any:
 
 def _draw_status(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
                  lang: str, *, left: float, right: float, cy: float) -> None:
-    """Right-aligned: whose turn it is, who won, or a draw, with the side's chip."""
+    """Right-aligned: whose turn it is, who won, or a draw, with the side's chip; on two
+    lines if that keeps the name whole."""
     c = geo.cell
-    size = round(c * 0.24)
     lg = lang_of(lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or [])
@@ -115,10 +115,11 @@ def _draw_status(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
     else:
         return
     chip_d = round(c * 0.42)
-    room = right - left - (chip_d + c * 0.1 if colour else 0)
-    rest = text_width(template.replace("{name}", ""), font(size, True))
-    shown = template.format(name=fitted(text, size, True, max(10, int(room - rest))))
-    w = canvas.text(shown, right, cy, size, pal.INK, PANEL, bold=True, align="right")
+    room = int(right - left - (chip_d + c * 0.1 if colour else 0))
+    size, lines = fit_named(template, text, _layouts(c), True, max(10, room))
+    w = max(label(line, size, True).width for line in lines)  # two lines: flush left
+    for y, line in _line_centres(cy, size, lines):
+        canvas.text(line, right - w, y, size, pal.INK, PANEL, bold=True)
     if colour:
         _chip(canvas, colour, chip_d, right - w - c * 0.1 - chip_d, cy - chip_d / 2, PANEL)
 
@@ -154,18 +155,29 @@ def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str,
                      (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
     text = name + (f" ({word('left', lang)})" if left else "")
-    room = max(10, int(right - x))
-    # a long name ("Computer (easy)", "Datamaskin (middels)") is set a little smaller
-    # before it is cut: the level is what tells two computers apart
-    size = round(c * 0.24)
-    for smaller in (round(c * 0.21), round(c * 0.18)):
-        if text_width(text, font(size, True)) <= room:
-            break
-        size = smaller
-    w = canvas.text(text, x, cy, size, pal.MUTED if left else pal.INK, bg, bold=True,
-                    max_width=room)
-    if left:
-        draw.line((x, cy, x + w, cy), fill=canvas.ink(pal.MUTED), width=2)
+    # A long name ("Computer (medium)", "Datamaskin (vanskelig)") is set a little smaller,
+    # then on two lines, before it is cut: the level is what tells two computers apart.
+    size, lines = fit_lines(text, _layouts(c), True, max(10, int(right - x)))
+    ink = pal.MUTED if left else pal.INK
+    for y, line in _line_centres(cy, size, lines):
+        w = canvas.text(line, x, y, size, ink, bg, bold=True)
+        if left:
+            draw.line((x, y, x + w, y), fill=canvas.ink(pal.MUTED), width=2)
+
+
+def _layouts(c: int) -> tuple[tuple[int, int], ...]:
+    """The (font size, lines) a legend name may take, in order of preference: one line at
+    full size; a little smaller on one line, else on two; smaller again (still easy to read
+    at the cell size) on one line, else on two."""
+    return ((round(c * 0.24), 1), (round(c * 0.21), 2), (round(c * 0.18), 2))
+
+
+def _line_centres(cy: float, size: int,
+                  lines: Sequence[str]) -> list[tuple[float, str]]:
+    """Each line with the y of its centre, the block centred on ``cy``."""
+    pitch = size * 1.12
+    first = cy - pitch * (len(lines) - 1) / 2
+    return [(first + k * pitch, line) for k, line in enumerate(lines)]
 
 
 def _discard_icon(card: str, cw: int, ch: int, c: int) -> Any:
