@@ -117,6 +117,7 @@ class KillRun:
         self.ledger = Ledger()
         self.report = KillReport()
         self.up = asyncio.Event()
+        self.down = asyncio.Event()  # set from a kill until the restart (players give up)
         self.lobby_gate = asyncio.Event()
         self.lobbies_ready: set[int] = set()
         self.deadline = 0.0
@@ -244,7 +245,7 @@ class KillRun:
         return None
 
     async def play(self, gid: int) -> None:
-        await play_until_over(self.db, gid, self.players, up=self.up,
+        await play_until_over(self.db, gid, self.players, up=self.up, down=self.down,
                               time_limit=max(0.0, self.deadline - time.monotonic()))
 
     # ------------------------------------------------------------------ killing
@@ -305,6 +306,7 @@ class KillRun:
 
     async def kill_and_restart(self, kind: str) -> None:
         self.up.clear()
+        self.down.set()
         await self.bot.kill()
         self.report.kills += 1
         self.report.kill_kinds[kind] += 1
@@ -317,6 +319,7 @@ class KillRun:
         started = time.monotonic()
         await self.bot.start()
         self.report.restart_s.append(time.monotonic() - started)
+        self.down.clear()
         self.up.set()
 
     # ------------------------------------------------------------------ the verdict

@@ -17,8 +17,10 @@ import contextlib
 import logging
 import re
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Interaction, Person
 
@@ -190,11 +192,16 @@ EXPECTED_FAILURES = (TimeoutError, ClientRefused, KeyError, IndexError)
 
 async def play_until_over(database: Path, gid: int, players: dict[int, Player], *,
                           time_limit: float = 60.0, up: asyncio.Event | None = None,
+                          down: asyncio.Event | None = None,
                           stuck_after: float = 30.0) -> GameTruth | None:
     """People take their turns until the database says game ``gid`` is over.
 
     Computer seats play by themselves. ``up``: wait for it before each turn (the bot is
-    being restarted). Returns the game as stored at the end (None if it never existed).
+    being restarted). ``down``: set while the bot is killed; a person gives up the turn in
+    hand at once and tries again when the bot is back, as one does when Discord says "This
+    interaction failed". (Waiting out each click's timeout instead let kills that come
+    every second or two starve the slower Kids turns: about 1 run in 2 saw a game make no
+    progress for 30 s.) Returns the game as stored at the end (None if it never existed).
     """
     deadline = time.monotonic() + time_limit
     stuck_since, last_len = time.monotonic(), -1
@@ -221,7 +228,7 @@ async def play_until_over(database: Path, gid: int, players: dict[int, Player], 
             continue
         player = players[game.user_of(seat)]  # type: ignore[index]
         try:
-            done = await player.take_turn(game)
+            done = await _unless_down(player.take_turn(game), down)
         except EXPECTED_FAILURES:
             done = False
         except RuntimeError as exc:
@@ -233,3 +240,24 @@ async def play_until_over(database: Path, gid: int, players: dict[int, Player], 
         if not done:
             await asyncio.sleep(0.1)
     return game
+
+
+async def _unless_down(turn: Coroutine[Any, Any, bool], down: asyncio.Event | None) -> bool:
+    """``await turn``, or False as soon as ``down`` is set (the turn is dropped)."""
+    if down is None:
+        return await turn
+    if down.is_set():
+        turn.close()
+        return False
+    task = asyncio.ensure_future(turn)
+    killed = asyncio.ensure_future(down.wait())
+    try:
+        await asyncio.wait({task, killed}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        killed.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, *EXPECTED_FAILURES):
+        await task
+    return False
