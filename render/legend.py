@@ -10,7 +10,7 @@ from . import palette as pal
 from .canvas import Canvas
 from .chips import chip
 from .dice_faces import die
-from .labels import fit_lines, fit_named, label
+from .labels import fit_lines, fit_named, fit_whole, label
 from .sprites import sprite
 from .text import lang_of, word
 
@@ -50,31 +50,59 @@ def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
     cy = geo.legend_top + geo.header_height / 2 + c * 0.03
     x = geo.margin + c * 0.2
     right = geo.size[0] - geo.margin - c * 0.2
+    status = _status(obs, names, lang)
+    if status is not None and obs.get("is_over"):
+        # Once the game is over, the deck or the last roll is history: if the winners' names
+        # ("Datamaskin (middels) og Datamaskin (vanskelig) vant!") are whole only without
+        # it, the status takes the whole header.
+        text, template, colour = status
+        room = _status_room(c, _draw_header_left(canvas, geo, obs, lang, x, cy, draw=False),
+                            right, colour)
+        if fit_whole(template.format(name=text), _layouts(c), True, room) is None:
+            _draw_status(canvas, geo, status, left=x, right=right, cy=cy)
+            return
+    x = _draw_header_left(canvas, geo, obs, lang, x, cy, draw=True)
+    if status is not None:
+        _draw_status(canvas, geo, status, left=x, right=right, cy=cy)
+
+
+def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: str,
+                      x: float, cy: float, *, draw: bool) -> float:
+    """The deck (Kids) or the last roll and the row length (Dice) from ``x``; returns where
+    the status may start. With ``draw`` false, only measures."""
+    c = geo.cell
     size = round(c * 0.24)
+
+    def text(s: str, x: float, size: int, colour: pal.RGB) -> int:
+        if draw:
+            return canvas.text(s, x, cy, size, colour, PANEL, bold=True)
+        return label(s, size, True).width
+
     if obs.get("game") == "kids":
         # A little deck of cards, then the count. The icon is static: a tile.
         w, h = round(c * 0.26), round(c * 0.36)
-        canvas.paste(("deck", w, h), lambda: _deck_icon(w, h, c), (x, cy - h / 2 - 5), PANEL)
+        if draw:
+            canvas.paste(("deck", w, h), lambda: _deck_icon(w, h, c), (x, cy - h / 2 - 5),
+                         PANEL)
         x += w + 5 + c * 0.18
-        x += canvas.text(word("deck", lang, n=obs.get("deck_size", 0)), x, cy, size, pal.INK,
-                         PANEL, bold=True)
+        x += text(word("deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
     else:
         roll = obs.get("dice") or obs.get("last_roll")
         if roll and len(roll) == 2:
             ds = round(c * 0.44)
             for value in roll:
                 v = int(value)
-                canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
-                             (x, cy - ds / 2), PANEL)
+                if draw:
+                    canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
+                                 (x, cy - ds / 2), PANEL)
                 x += ds + c * 0.06
-            x += canvas.text(f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, cy, size,
-                             pal.INK, PANEL, bold=True) + c * 0.04
+            x += text(f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, size,
+                      pal.INK) + c * 0.04
         n = obs.get("sequence_length")
         if n:
             x += c * 0.2
-            x += canvas.text(word("in_a_row", lang, n=n), x, cy, round(c * 0.19), pal.MUTED,
-                             PANEL, bold=True)
-    _draw_status(canvas, geo, obs, names, lang, left=x + c * 0.3, right=right, cy=cy)
+            x += text(word("in_a_row", lang, n=n), x, round(c * 0.19), pal.MUTED)
+    return x + c * 0.3
 
 
 def _deck_icon(w: int, h: int, c: int) -> Any:
@@ -89,34 +117,41 @@ def _deck_icon(w: int, h: int, c: int) -> Any:
     return out
 
 
-def _draw_status(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
-                 lang: str, *, left: float, right: float, cy: float) -> None:
-    """Right-aligned: whose turn it is, who won, or a draw, with the side's chip; on two
-    lines if that keeps the name whole."""
-    c = geo.cell
+def _status(obs: dict[str, Any], names: Sequence[str],
+            lang: str) -> tuple[str, str, str | None] | None:
+    """Whose turn it is, who won, or a draw: (the name(s), the template around them, the
+    side's chip colour if any); None if there is nothing to say."""
     lg = lang_of(lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or [])
     winner, turn = obs.get("winner"), obs.get("turn")
-    colour: str | None = None
     if obs.get("is_over"):
         if winner is None:
-            text, template = word("draw", lang), "{name}"
-        else:
-            sides = obs.get("sides") or []
-            seats = sides[winner] if winner < len(sides) else []
-            text = AND[lg].join(names[s] for s in seats if s < len(names))
-            template = (TEAM_WIN_WORDS if len(seats) > 1 else WIN_WORDS)[lg]
-            colour = colours[winner] if winner < len(colours) else None
-    elif isinstance(turn, int) and turn < len(names):
-        text, template = names[turn], TURN_WORDS[lg]
+            return word("draw", lang), "{name}", None
+        sides = obs.get("sides") or []
+        seats = sides[winner] if winner < len(sides) else []
+        text = AND[lg].join(names[s] for s in seats if s < len(names))
+        template = (TEAM_WIN_WORDS if len(seats) > 1 else WIN_WORDS)[lg]
+        return text, template, colours[winner] if winner < len(colours) else None
+    if isinstance(turn, int) and turn < len(names):
         side = side_of[turn] if turn < len(side_of) else turn
-        colour = colours[side] if side < len(colours) else None
-    else:
-        return
+        return names[turn], TURN_WORDS[lg], colours[side] if side < len(colours) else None
+    return None
+
+
+def _status_room(c: int, left: float, right: float, colour: str | None) -> int:
+    """The width the status text may take between ``left`` and ``right``, beside its chip."""
+    return max(10, int(right - left - (round(c * 0.42) + c * 0.1 if colour else 0)))
+
+
+def _draw_status(canvas: Canvas, geo: Geometry, status: tuple[str, str, str | None], *,
+                 left: float, right: float, cy: float) -> None:
+    """Right-aligned, with the side's chip; on two lines if that keeps the name whole."""
+    c = geo.cell
+    text, template, colour = status
     chip_d = round(c * 0.42)
-    room = int(right - left - (chip_d + c * 0.1 if colour else 0))
-    size, lines = fit_named(template, text, _layouts(c), True, max(10, room))
+    size, lines = fit_named(template, text, _layouts(c), True,
+                            _status_room(c, left, right, colour))
     w = max(label(line, size, True).width for line in lines)  # two lines: flush left
     for y, line in _line_centres(cy, size, lines):
         canvas.text(line, right - w, y, size, pal.INK, PANEL, bold=True)

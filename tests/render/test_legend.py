@@ -3,6 +3,7 @@ name too long for its slot is cut with an ellipsis, never drawn past it."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ from render.canvas import Layer
 from render.labels import fit_lines
 from render.text import ELLIPSIS, font, text_width
 
-from .helpers import played
+from .helpers import finished, played
 
 # What the dealer names computer seats (data/locales/*.json "computer.name" and "level.*").
 COMPUTERS = {
@@ -62,6 +63,27 @@ def test_computer_names_are_drawn_whole_with_their_level(
         shown = " ".join(drawn_text)  # a name set on two lines is drawn line after line
         for name in names:
             assert name in shown
+
+
+WON = {"en": "{a} & {b} win!", "no": "{a} og {b} vant!"}
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+@pytest.mark.parametrize("kind", ["kids", "dice"])
+def test_a_winning_team_of_computers_is_named_whole_in_the_header(
+        drawn_text: list[str], kind: str, lang: str) -> None:
+    obs = finished(kind, 4, 7, teams=True).observation(None)
+    assert obs["is_over"] and obs["winner"] is not None
+    first, second = obs["sides"][obs["winner"]]
+    levels = COMPUTERS[lang]
+    for a, b in itertools.product(levels, repeat=2):  # every pair of levels in the team
+        names = [levels[0]] * 4
+        names[first], names[second] = a, b
+        drawn_text.clear()
+        render.board_png(obs, names=names, lang=lang)
+        assert not [t for t in drawn_text if ELLIPSIS in t], names
+        # The header is drawn first; on two lines, line after line.
+        assert WON[lang].format(a=a, b=b) in " ".join(drawn_text), drawn_text
 
 
 def test_a_very_long_name_is_cut_with_an_ellipsis(drawn_text: list[str]) -> None:
