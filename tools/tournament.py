@@ -42,8 +42,7 @@ import engine
 from engine.ai import DEFAULT_ITERATIONS, OracleAgent, make_agent
 from engine.ai.agents import Agent
 from engine.ai.determinize import rebuild
-from engine.ai.kids_policy import is_placement
-from engine.ai.lines import KIDS_BOARD, winning_spaces
+from engine.ai.kids_policy import winning_moves
 from engine.kids import KidsGame
 
 LEVEL_ORDER = ("hard", "medium", "easy", "random")
@@ -97,10 +96,7 @@ class GrabAgent(Agent):
         game = rebuild(obs, rng)
         assert isinstance(game, KidsGame)
         moves = game.moves()
-        seat = game.current
-        assert seat is not None
-        wins = winning_spaces(KIDS_BOARD, game.chips[game.side_of[seat]], game.occupied)
-        winning = [m for m in moves if is_placement(m) and wins >> (m & 63) & 1]
+        winning = winning_moves(game, moves)
         return game.move_text(winning[0] if winning else rng.choice(moves))
 
 

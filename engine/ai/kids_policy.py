@@ -50,6 +50,14 @@ def is_placement(move: int) -> bool:
     return move < DEAD and move >> 6 != DRAGON
 
 
+def winning_moves(game: KidsGame, moves: list[int]) -> list[int]:
+    """The placements among ``moves`` that complete a sequence for the seat to move."""
+    seat = game.current
+    assert seat is not None
+    wins = winning_spaces(KIDS_BOARD, game.chips[game.side_of[seat]], game.occupied)
+    return [m for m in moves if is_placement(m) and wins >> (m & 63) & 1] if wins else []
+
+
 def opponents_wins(game: KidsGame, side: int, occupied: int, chips: list[int]) -> int:
     """Every empty space where some opponent of ``side`` would complete a sequence."""
     danger = 0
@@ -205,12 +213,7 @@ def child_move(game: KidsGame, rng: random.Random) -> int:
     moves = game.moves()
     if len(moves) == 1:
         return moves[0]
-    seat = game.current
-    assert seat is not None
-    mine = game.chips[game.side_of[seat]]
-    occ = game.occupied
-    wins = winning_spaces(KIDS_BOARD, mine, occ)
-    winning = [m for m in moves if is_placement(m) and wins >> (m & 63) & 1]
+    winning = winning_moves(game, moves)
     if winning:
         if rng.random() < CHILD_SEES_WIN:
             return min(winning)  # an animal before the Unicorn
@@ -218,7 +221,9 @@ def child_move(game: KidsGame, rng: random.Random) -> int:
     for move in moves:
         if move >= DEAD and move != PASS:
             return move
-    own = mine | CORNER_MASK
+    seat = game.current
+    assert seat is not None
+    own = game.chips[game.side_of[seat]] | CORNER_MASK
     best, best_value = moves[0], -1.0
     for move in moves:
         if move >= DEAD:

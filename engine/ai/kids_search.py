@@ -126,6 +126,8 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
     true hands of the others but shuffles the deck for every deal (it knows what they
     hold, not what anyone will draw); "all" searches the true hands and deck order.
     """
+    if sees not in ("own", "hands", "all"):
+        raise ValueError(f"sees must be own, hands or all, not {sees!r}")
     seat = base.current
     assert seat is not None
     side = base.side_of[seat]
@@ -161,8 +163,6 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
     # played on the same deals with the same chance afterwards (common random numbers),
     # so the comparison measures the moves, not the luck of the deal.
     rounds = max(1, math.ceil(math.log2(len(survivors))))
-    if sees not in ("own", "hands", "all"):
-        raise ValueError(f"sees must be own, hands or all, not {sees!r}")
     unlikely = unlikely_cards(base, seat) if sees == "own" else None
     done = 0
     out_of_time = False
