@@ -9,7 +9,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from .palette import RGB
-from .text import ELLIPSIS, Font, fit, font, text_lock, text_width
+from .text import Font, cut, fit, font, text_lock, text_width
 
 
 @lru_cache(maxsize=2048)
@@ -77,16 +77,9 @@ def fit_named(template: str, name: str, layouts: tuple[tuple[int, int], ...], bo
     whole = fit_whole(template.format(name=name), layouts, bold, max_width)
     if whole is not None:
         return whole
-    lo, hi = 0, len(name) - 1  # the longest prefix of the name that fits with an ellipsis
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        shown = template.format(name=name[:mid].rstrip() + ELLIPSIS)
-        found = fit_whole(shown, layouts, bold, max_width)
-        if found is not None:
-            whole, lo = found, mid + 1
-        else:
-            hi = mid - 1
-    return whole or (layouts[-1][0], (template.format(name=ELLIPSIS),))
+    shown = template.format(name=cut(name, lambda short: fit_whole(
+        template.format(name=short), layouts, bold, max_width) is not None))
+    return fit_whole(shown, layouts, bold, max_width) or (layouts[-1][0], (shown,))
 
 
 def _balanced_split(text: str, f: Font, max_width: int) -> tuple[str, str] | None:

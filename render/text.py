@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -102,10 +103,16 @@ def fit(text: str, f: Font, max_width: float) -> str:
     """``text``, shortened with an ellipsis if it is wider than ``max_width`` pixels."""
     if text_width(text, f) <= max_width:
         return text
+    return cut(text, lambda shown: text_width(shown, f) <= max_width)
+
+
+def cut(text: str, fits: Callable[[str], bool]) -> str:
+    """The longest prefix of ``text`` followed by an ellipsis that ``fits`` accepts (a bare
+    ellipsis if none does)."""
     lo, hi = 0, len(text)
-    while lo < hi:  # the longest prefix that fits with the ellipsis
+    while lo < hi:
         mid = (lo + hi + 1) // 2
-        if text_width(text[:mid].rstrip() + ELLIPSIS, f) <= max_width:
+        if fits(text[:mid].rstrip() + ELLIPSIS):
             lo = mid
         else:
             hi = mid - 1
