@@ -54,19 +54,22 @@ async def choose_first(person: Person, prompt: FakeMessage, timeout: float = 5.0
 
 
 NOT_YOUR_TURN = "It's not your turn."
+GAME_OVER = "That game is no longer running."
 
 
 async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:
     """Play a card the way a child would: click cards until one offers a space, take it.
 
     Returns the custom_id of the card played, or None when the bot says it is not their turn
-    after all (a forced pass can follow the board that called them: they wait for the next).
+    after all, or that the game is over: a forced pass can follow the board that called them
+    (after their last dead card was exchanged), and that pass can end the game in a draw.
+    They wait for the next board.
     """
     refusals = []
     for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
         prompt = await (await person.click(hand, card_id)).reply()
         if not list(prompt.components()):
-            if prompt.content == NOT_YOUR_TURN:
+            if prompt.content in (NOT_YOUR_TURN, GAME_OVER):
                 return None
             refusals.append(prompt.content)
             continue  # refused (e.g. a dead card with no exchange left): try the next card
@@ -84,7 +87,14 @@ async def turn_from_dm(person: Person, board: FakeMessage) -> None:
     """Play from the hand DM. After each of your moves a new hand comes (you drew, or your
     hand shrank), so wait for that one rather than read the old one, as a person would."""
     after = _dms_before_last_move.get(person.id, 0)
-    hand = await latest_hand(person, after)
+    fake = person.server
+    # A forced pass after your last exchange can end the game in a draw: then no new hand
+    # comes, the final board does.
+    hand = await fake.wait_for(
+        lambda: hand_in(person.dms()[after:]) or final_board(fake, board.channel_id), 15,
+        f"{person.name}'s hand by DM, or the end of the game")
+    if hand.channel_id == board.channel_id:
+        return
     mark = len(person.dms())
     if await play_from_hand(person, hand) is not None:
         _dms_before_last_move[person.id] = mark
