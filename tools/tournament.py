@@ -21,6 +21,10 @@ Two unfair players show how much luck caps skill in Kids (rows "oracle:..." and
 - peek: the other hands, but not the deck order. It knows strictly more than any fair
   player and faces the same luck of the draw, so a fair player can hope to do as well
   only by searching better.
+- ahead: peek, searching deeper. In every playout it stops at its own next turn and
+  searches again there (its best few moves, each played out on fresh shuffles of the
+  deck), where peek and hard play on with quick moves. About 40 times the playouts of
+  peek per move and no time cap: it shows whether deeper search would pay.
 A yardstick in the other direction, "grab": a player whose only skill is to take a win
 when it has one, and who otherwise plays any legal move at random.
 """
@@ -42,14 +46,16 @@ import engine
 from engine.ai import DEFAULT_ITERATIONS, OracleAgent, make_agent
 from engine.ai.agents import Agent
 from engine.ai.determinize import rebuild
-from engine.ai.kids_policy import winning_moves
+from engine.ai.kids_policy import evaluate, playout_move, winning_moves
+from engine.ai.kids_search import PLAYOUT_TURNS, play_out, shortlist
 from engine.kids import KidsGame
+from engine.rng import GameRng
 
 LEVEL_ORDER = ("hard", "medium", "easy", "random")
 # Every pair of levels, and the see-everything bound (Kids only; see the module docstring).
 ALL_PAIRS = (*(f"{a}:{b}" for a, b in itertools.combinations(LEVEL_ORDER, 2)),
              "oracle:medium", "peek:medium")
-UNFAIR = ("oracle", "peek")  # levels that see hidden cards
+UNFAIR = ("oracle", "peek", "ahead")  # levels that see hidden cards
 KIDS_ONLY = (*UNFAIR, "grab")
 ALL_KINDS = ("kids:2", "dice:2", "kids:3", "dice:3")
 
@@ -100,9 +106,58 @@ class GrabAgent(Agent):
         return game.move_text(winning[0] if winning else rng.choice(moves))
 
 
+AHEAD_ROOT = 240  # ahead: playouts at the root (each one searches again inside)
+AHEAD_WIDTH = 3  # ahead: moves weighed at its next turn
+AHEAD_SAMPLES = 12  # ahead: shuffles of the deck each of them is played out on
+
+
+def look_ahead(game: KidsGame, rng: random.Random, side: int) -> int:
+    """The move of ``side`` (to move in ``game``) after weighing its best few moves, each
+    played out on the same fresh shuffles of the deck: it knows the hands in this deal,
+    never what will be drawn. Ties go to the medium player's order."""
+    moves = shortlist(game, AHEAD_WIDTH)
+    if len(moves) == 1:
+        return moves[0]
+    totals = dict.fromkeys(moves, 0.0)
+    for _ in range(AHEAD_SAMPLES):
+        world = game.copy()
+        world.deck.sort()
+        rng.shuffle(world.deck)
+        chance = rng.getrandbits(64)
+        for move in moves:
+            g = world.copy()
+            g.rng = GameRng(chance)
+            g.play(move)
+            play_out(g, random.Random(chance))
+            totals[move] += evaluate(g, side)
+    return max(moves, key=lambda m: totals[m])
+
+
+def finish_looking_ahead(game: KidsGame, rng: random.Random) -> None:
+    """The rest of an "ahead" playout: quick moves, except that the searcher (who made the
+    last move) searches again at its next turn."""
+    assert game.last is not None
+    side = game.side_of[game.last[0]]
+    looked = False
+    turns = 0
+    while game.winner is None and not game.draw and turns < PLAYOUT_TURNS:
+        seat = game.current
+        assert seat is not None
+        if not looked and game.side_of[seat] == side:
+            move = look_ahead(game, rng, side)
+            looked = True
+        else:
+            move = playout_move(game, rng)
+        game.play(move)
+        turns += 1
+
+
 def _agent(level: str, seed: int, job: Job) -> Agent:
     if level == "grab":
         return GrabAgent(seed)
+    if level == "ahead":
+        return OracleAgent(seed, min(job.iterations, AHEAD_ROOT), None, sees="hands",
+                           finish=finish_looking_ahead)
     if level in UNFAIR:
         return OracleAgent(seed, job.iterations, job.time_limit,
                            sees="all" if level == "oracle" else "hands")
@@ -220,8 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pairs", default=",".join(ALL_PAIRS),
                         help="comma-separated A:B level pairs (levels: hard, medium, easy, "
                              "random; oracle: the hard search seeing every hidden card; peek: "
-                             "it seeing the other hands, not the deck order; grab: random but "
-                             "takes a win)")
+                             "it seeing the other hands, not the deck order; ahead: peek "
+                             "searching again at its next turn; grab: random but takes a win)")
     parser.add_argument("--kinds", default=",".join(ALL_KINDS),
                         help="comma-separated game:seats, e.g. kids:2,dice:3")
     parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,

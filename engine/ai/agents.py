@@ -20,7 +20,7 @@ from ..kids import KidsGame
 from . import dice_policy, kids_policy
 from .determinize import rebuild
 from .explain import Explanation, explain
-from .kids_search import search
+from .kids_search import Finish, play_out, search
 
 log = logging.getLogger(__name__)
 
@@ -147,14 +147,17 @@ class OracleAgent(HardAgent):
     uses it, to show how much of Kids is luck. ``sees="all"``: every other hand and the
     order of the deck (so its own next draws too); ``sees="hands"``: the other hands, but
     not the deck order (it knows more than any fair player, and can plan no better on
-    what will be drawn). It needs the real game, given through ``peek``."""
+    what will be drawn). It needs the real game, given through ``peek``. ``finish``: how
+    its playouts go on after each candidate move (``kids_search.search``)."""
 
     level = "oracle"
 
     def __init__(self, seed: int, iterations: int = DEFAULT_ITERATIONS,
-                 time_limit: float | None = DEFAULT_TIME_LIMIT, sees: str = "all") -> None:
+                 time_limit: float | None = DEFAULT_TIME_LIMIT, sees: str = "all",
+                 finish: Finish = play_out) -> None:
         super().__init__(seed, iterations, time_limit)
         self.sees = sees
+        self.finish = finish
         self.game: KidsGame | DiceGame | None = None
 
     def peek(self, game: KidsGame | DiceGame) -> None:
@@ -165,6 +168,7 @@ class OracleAgent(HardAgent):
             return super().pick(obs, rng)
         truth = self.game.copy()
         truth.rng = type(truth.rng)(rng.getrandbits(64))  # future shuffles stay unknown
-        result = search(truth, rng, self.iterations, self.time_limit, sees=self.sees)
+        result = search(truth, rng, self.iterations, self.time_limit, sees=self.sees,
+                        finish=self.finish)
         self.last_iterations = result.iterations
         return truth.move_text(result.move)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..kids import DEAD, PASS, KidsGame
@@ -117,40 +118,66 @@ def redeal(base: KidsGame, seat: int, rng: random.Random,
     return game
 
 
+def shortlist(game: KidsGame, width: int) -> list[int]:
+    """The moves worth searching for the seat to move, the medium player's choice first.
+
+    One move when no search is needed: the only move, a win now, or a dead card to
+    exchange (a free new card). When an opponent can win next turn, only the ways of
+    stopping it (which block is best still is a question). Otherwise the medium player's
+    best ``width`` moves.
+    """
+    moves = game.moves()
+    if len(moves) == 1:
+        return moves
+    scores = score_moves(game, moves)
+    best = max(moves, key=lambda m: scores[m])
+    if scores[best] >= WIN_SCORE - 1.0:
+        return [best]
+    exchange = next((m for m in moves if m >= DEAD and m != PASS), None)
+    if exchange is not None:
+        return [exchange]
+    ranked = sorted(moves, key=lambda m: (-scores[m], m))
+    blocks = [m for m in ranked if scores[m] >= BLOCK_BONUS * 0.5]
+    return blocks[:width] if blocks else ranked[:width]
+
+
+def play_out(game: KidsGame, rng: random.Random) -> None:
+    """The rest of a playout: quick sensible moves for every side, at most
+    ``PLAYOUT_TURNS`` plies (then ``evaluate`` judges the position)."""
+    turns = 0
+    while game.winner is None and not game.draw and turns < PLAYOUT_TURNS:
+        game.play(playout_move(game, rng))
+        turns += 1
+
+
+Finish = Callable[[KidsGame, random.Random], None]
+
+
 def search(base: KidsGame, rng: random.Random, iterations: int,
-           time_limit: float | None, sees: str = "own") -> SearchResult:
+           time_limit: float | None, sees: str = "own", finish: Finish = play_out,
+           ) -> SearchResult:
     """Choose a move for the seat to move in ``base`` (a determinized game).
 
     ``sees``: "own" (a fair player) re-deals every card it cannot see. Two unfair
     settings measure how much luck caps skill (``tools.tournament``): "hands" searches the
     true hands of the others but shuffles the deck for every deal (it knows what they
     hold, not what anyone will draw); "all" searches the true hands and deck order.
+
+    ``finish`` plays the rest of each playout after the candidate move (``play_out``;
+    ``tools.tournament`` has a yardstick that looks ahead at the next turn instead).
     """
     if sees not in ("own", "hands", "all"):
         raise ValueError(f"sees must be own, hands or all, not {sees!r}")
     seat = base.current
     assert seat is not None
     side = base.side_of[seat]
-    moves = base.moves()
-    if len(moves) == 1:
-        return SearchResult(moves[0], 0, {}, {})
-    scores = score_moves(base, moves)
-    best = max(moves, key=lambda m: scores[m])
-    # Winning now, or a free card for a dead one, needs no search.
-    if scores[best] >= WIN_SCORE - 1.0 or any(m >= DEAD and m != PASS for m in moves):
-        if scores[best] < WIN_SCORE - 1.0:
-            best = next(m for m in moves if m >= DEAD and m != PASS)
-        return SearchResult(best, 0, {}, {})
-    ranked = sorted(moves, key=lambda m: (-scores[m], m))
-    # A line that wins on the next turn is always stopped when it can be: only the ways
-    # of stopping it are searched (which block is best still is a question).
-    blocks = [m for m in ranked if scores[m] >= BLOCK_BONUS * 0.5]
-    survivors = blocks[:CANDIDATES] if blocks else ranked[:CANDIDATES]
+    survivors = shortlist(base, CANDIDATES)
     if len(survivors) == 1:
         return SearchResult(survivors[0], 0, {}, {})
     # The medium player's choice is the default; the search has to show, on the same
     # deals, that another move is better by more than its noise before it is played.
     default = survivors[0]
+    rank = {m: i for i, m in enumerate(survivors)}  # ties go to the medium player's order
     visits = dict.fromkeys(survivors, 0)
     totals = dict.fromkeys(survivors, 0.0)
     # Per move: the sum and the sum of squares of (its result - the default's result),
@@ -184,10 +211,7 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
                 g.rng = GameRng(chance)
                 playout_rng = random.Random(chance)
                 g.play(move)
-                turns = 0
-                while g.winner is None and not g.draw and turns < PLAYOUT_TURNS:
-                    g.play(playout_move(g, playout_rng))
-                    turns += 1
+                finish(g, playout_rng)
                 result = evaluate(g, side)
                 results[move] = result
                 visits[move] += 1
@@ -203,7 +227,7 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
         if out_of_time or round_no == rounds - 1:
             break
         others = sorted((m for m in survivors if m != default),
-                        key=lambda m: (-totals[m] / visits[m], -scores[m], m))
+                        key=lambda m: (-totals[m] / visits[m], rank[m]))
         survivors = [default, *others[: max(1, len(others) // 2)]]
     chosen = default
     best_margin = 0.0

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from engine.kids import KidsGame
 from tools.tournament import Job, jobs_for, play_deal, report, run, wilson
 
 
@@ -55,3 +58,38 @@ def test_the_grab_yardstick_takes_a_win_and_otherwise_plays_anything() -> None:
 def test_the_peeking_search_plays_a_whole_game() -> None:
     result = play_deal(Job("kids", 2, "peek", "medium", 0, 8, None))
     assert result["games"] == 2
+
+
+
+def test_the_look_ahead_yardstick_searches_again_at_its_next_turn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.tournament as tournament
+
+    looked: list[int] = []
+    real = tournament.look_ahead
+
+    def spy(game: KidsGame, rng: random.Random, side: int) -> int:
+        assert game.side_of[game.current] == side  # only ever at the searcher's own turn
+        looked.append(side)
+        return real(game, rng, side)
+
+    monkeypatch.setattr(tournament, "look_ahead", spy)
+    result = play_deal(Job("kids", 2, "ahead", "medium", 0, 8, None))
+    assert result["games"] == 2
+    assert set(looked) == {0, 1}  # it sat in both seats and searched ahead in each
+
+
+def test_looking_ahead_knows_the_hands_but_not_the_deck_order() -> None:
+    from engine.ai.kids_search import shortlist
+    from tests.ai.positions import kids_position
+    from tools.tournament import look_ahead
+
+    game = kids_position([["B2", "C4"], ["B3", "D4", "E3"]], ["lion", "whale", "moose"], seed=2)
+    assert isinstance(game, KidsGame)
+    assert len(shortlist(game, 3)) == 3
+    shuffled = game.copy()
+    random.Random(9).shuffle(shuffled.deck)
+    assert shuffled.deck != game.deck
+    chosen = [look_ahead(game, random.Random(seed), 0) for seed in range(6)]
+    assert [look_ahead(shuffled, random.Random(seed), 0) for seed in range(6)] == chosen
+    assert set(chosen) <= set(shortlist(game, 3))
