@@ -69,8 +69,11 @@ async def test_rate_limits_on_message_dm_and_interaction_routes_lose_and_double_
               ("429", {"times": 1, "path": WEBHOOK})]
     async with keep_failing(rig, faults) as armed:
         end = await rig.play(game)
-    hits = sum(f.hits for f in armed)
-    assert hits >= 20, f"only {hits} rate limits were hit"
+    # Every route was rate limited, again and again (how often depends on how long the
+    # game lasts and how the re-arming falls, so only a floor per route).
+    hits = {path: sum(f.hits for f in armed if f.path == path)
+            for path in (MESSAGES, CALLBACK, WEBHOOK)}
+    assert all(n >= 2 for n in hits.values()), f"rate limits hit per route: {hits}"
     assert end.status == "finished"
     assert rig.problems() == []
     await still_answers(rig)
