@@ -23,7 +23,7 @@ Two unfair players show how much luck caps skill in Kids (rows "oracle:..." and
   only by searching better.
 - ahead: peek, searching deeper. In every playout it stops at its own next turn and
   searches again there (its best few moves, each played out on fresh shuffles of the
-  deck), where peek and hard play on with quick moves. About 40 times the playouts of
+  deck), where peek and hard play on with quick moves. About ten times the playouts of
   peek per move and no time cap: it shows whether deeper search would pay.
 A yardstick in the other direction, "grab": a player whose only skill is to take a win
 when it has one, and who otherwise plays any legal move at random.
