@@ -14,8 +14,8 @@ or from a lucky deal:
 Intervals are Wilson score intervals (95%) over games. Games are independent only across
 deals, so the interval is a little optimistic; the seat balancing lowers the variance.
 
-Two unfair players show how much luck caps skill in Kids (rows "oracle:..." and
-"peek:..."): the hard search allowed to see hidden cards.
+Three unfair players show how much luck caps skill in Kids (rows "oracle:...",
+"peek:..." and "ahead:..."): the hard search allowed to see hidden cards.
 - oracle: every hidden card, the other hands and the deck order, so it knows what it and
   the others will draw next.
 - peek: the other hands, but not the deck order. It knows strictly more than any fair
@@ -46,10 +46,9 @@ import engine
 from engine.ai import DEFAULT_ITERATIONS, OracleAgent, make_agent
 from engine.ai.agents import Agent
 from engine.ai.determinize import rebuild
-from engine.ai.kids_policy import evaluate, playout_move, winning_moves
-from engine.ai.kids_search import PLAYOUT_TURNS, play_out, shortlist
+from engine.ai.kids_policy import playout_move, winning_moves
+from engine.ai.kids_search import PLAYOUT_TURNS, deck_shuffled, played_out, shortlist
 from engine.kids import KidsGame
-from engine.rng import GameRng
 
 LEVEL_ORDER = ("hard", "medium", "easy", "random")
 # Every pair of levels, and the see-everything bound (Kids only; see the module docstring).
@@ -120,16 +119,10 @@ def look_ahead(game: KidsGame, rng: random.Random, side: int) -> int:
         return moves[0]
     totals = dict.fromkeys(moves, 0.0)
     for _ in range(AHEAD_SAMPLES):
-        world = game.copy()
-        world.deck.sort()
-        rng.shuffle(world.deck)
+        world = deck_shuffled(game, rng)
         chance = rng.getrandbits(64)
         for move in moves:
-            g = world.copy()
-            g.rng = GameRng(chance)
-            g.play(move)
-            play_out(g, random.Random(chance))
-            totals[move] += evaluate(g, side)
+            totals[move] += played_out(world, move, chance, side)
     return max(moves, key=lambda m: totals[m])
 
 

@@ -153,6 +153,27 @@ def play_out(game: KidsGame, rng: random.Random) -> None:
 Finish = Callable[[KidsGame, random.Random], None]
 
 
+def played_out(game: KidsGame, move: int, chance: int, side: int,
+               finish: Finish = play_out) -> float:
+    """How ``move`` turns out for ``side`` in ``game`` (left as it is): played, then the
+    playout finished, with every chance after it drawn from ``chance``. Moves played out
+    with the same ``chance`` meet the same luck (common random numbers)."""
+    g = game.copy()
+    g.rng = GameRng(chance)
+    g.play(move)
+    finish(g, random.Random(chance))
+    return evaluate(g, side)
+
+
+def deck_shuffled(game: KidsGame, rng: random.Random) -> KidsGame:
+    """A copy of ``game`` with its deck shuffled from sorted: what comes out depends on
+    what the deck holds, never on its order (a searcher that must not know the draws)."""
+    world = game.copy()
+    world.deck.sort()
+    rng.shuffle(world.deck)
+    return world
+
+
 def search(base: KidsGame, rng: random.Random, iterations: int,
            time_limit: float | None, sees: str = "own", finish: Finish = play_out,
            ) -> SearchResult:
@@ -199,20 +220,13 @@ def search(base: KidsGame, rng: random.Random, iterations: int,
             if sees == "own":
                 game = redeal(base, seat, rng, unlikely)
             elif sees == "hands":
-                game = base.copy()
-                game.deck.sort()  # what the deck holds, never its order
-                rng.shuffle(game.deck)
+                game = deck_shuffled(base, rng)
             else:
                 game = base
             chance = rng.getrandbits(64)
             results: dict[int, float] = {}
             for move in survivors:
-                g = game.copy()
-                g.rng = GameRng(chance)
-                playout_rng = random.Random(chance)
-                g.play(move)
-                finish(g, playout_rng)
-                result = evaluate(g, side)
+                result = played_out(game, move, chance, side, finish)
                 results[move] = result
                 visits[move] += 1
                 totals[move] += result
