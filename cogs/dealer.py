@@ -760,8 +760,9 @@ class Dealer:
         await self.tidy(table, final)
         self.last_board.pop(table.game_id, None)
         where = self.game_channel.pop(table.game_id, table.channel_id)
-        parent = (await self._parent_of(where) if where in self.thread_parent
-                  or table.guild_id in self.thread_guilds else None)
+        # asked of the channel itself, not of the server's setting: after a restart the
+        # game may still be in its thread though the server has turned threads off since
+        parent = await self._parent_of(where)
         if parent is not None:  # the channel the thread hangs from hears how it ended too
             await self.post(table, channel_id=parent, content=t(
                 "over.in_thread", lang, result=lines[0], thread=f"<#{where}>"),

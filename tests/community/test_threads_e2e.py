@@ -181,3 +181,33 @@ def _forbidden(path: str):  # type: ignore[no-untyped-def]
     from tests.fakediscord.faults import HttpFault
 
     return HttpFault(403, 10, "POST", path)
+
+
+async def test_after_a_restart_and_threads_turned_off_the_channel_still_hears_the_end(
+        tmp_path: Path) -> None:
+    """The game went on in its thread across a restart, and meanwhile the server turned its
+    own-thread setting off: the channel the thread hangs from still hears how it ended."""
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        boss = fake.add_person("Mum", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
+        channel = guild.channel_id
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db) as bot:
+                world = World(fake, guild, bot, {"Alice": alice, "Bob": bob})
+                await (await boss.slash("sequence settings", own_thread=True)).reply()
+                await started(world, alice, bob)
+                thread = await the_thread(world)
+                await fake.wait_for(lambda: boards(fake, thread), 5, "the board")
+            async with running_bot(fake, guild, db) as bot:
+                await (await boss.slash("sequence settings", own_thread=False)).reply()
+                world = World(fake, guild, bot, {"Alice": alice, "Bob": bob})
+                final = await resigned_in_thread(world, thread)
+                assert "Alice won" in final.content
+                told = await fake.wait_for(
+                    lambda: [m for m in fake.visible_messages(channel)
+                             if f"<#{thread}>" in m.content], 5, "the result in the channel")
+                assert told[0].content == (
+                    f"🏆 Alice won: everyone else resigned. (<#{thread}>)")
+            assert fake.unhandled == [], fake.unhandled
