@@ -628,7 +628,8 @@ class Dealer:
         return isinstance(channel, discord.Thread)
 
     async def _parent_of(self, channel_id: int) -> int | None:
-        """The channel a game's thread was opened in (None: the game is not in a thread)."""
+        """The channel a game's thread hangs from, if this bot opened that thread for it
+        (None otherwise: a channel, or a thread that people opened themselves)."""
         if channel_id in self.thread_parent:
             return self.thread_parent[channel_id]
         channel = self.bot.get_channel(channel_id)
@@ -637,7 +638,11 @@ class Dealer:
                 channel = await self.bot.fetch_channel(channel_id)
             except (discord.HTTPException, aiohttp.ClientError, OSError):
                 return None
-        return channel.parent_id if isinstance(channel, discord.Thread) else None
+        # the owner survives a restart, unlike this process's memory of what it opened
+        if isinstance(channel, discord.Thread) and self.bot.user is not None \
+                and channel.owner_id == self.bot.user.id:
+            return channel.parent_id
+        return None
 
     async def _moved(self, event: Moved) -> None:
         table = event.table
@@ -761,7 +766,7 @@ class Dealer:
         self.last_board.pop(table.game_id, None)
         where = self.game_channel.pop(table.game_id, table.channel_id)
         # asked of the channel itself, not of the server's setting: after a restart the
-        # game may still be in its thread though the server has turned threads off since
+        # game may still be in the thread the bot opened, though threads are off since
         parent = await self._parent_of(where)
         if parent is not None:  # the channel the thread hangs from hears how it ended too
             await self.post(table, channel_id=parent, content=t(

@@ -103,6 +103,31 @@ async def test_the_end_of_a_thread_game_is_told_in_the_channel(world: World) -> 
     assert not told[0].files and final_board(fake, channel) is None
 
 
+async def test_a_game_in_a_thread_people_opened_is_not_announced_in_the_channel(
+        world: World) -> None:
+    """Only threads the bot opened for a game send their result to the channel: a family
+    that plays in a thread of its own keeps the channel quiet."""
+    await threads_on(world)
+    alice, bob = world["Alice"], world["Bob"]
+    fake, channel = world.discord, world.guild.channel_id
+    theirs = fake.add_thread(channel, "Saturday games", alice.id)
+    await fake.wait_for(lambda: world.bot.get_channel(theirs), 5, "the thread known to the bot")
+    lobby = await (await alice.slash("sequence new", game="kids", level="1",
+                                     channel=theirs)).reply()
+    await (await bob.click(lobby, label="Join")).wait_ack()
+    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
+    await (await alice.click(lobby, label="Start")).wait_ack()
+    await fake.wait_for(lambda: boards(fake, theirs), 5, "the first board, in their thread")
+    assert list(fake.threads) == [theirs]  # no thread inside their thread
+    final = await resigned_in_thread(world, theirs)
+    assert "Alice won" in final.content
+    # the replay joins the final board after any line to the channel would have gone out
+    await fake.wait_for(lambda: next((f for f in final.files if f.filename == "replay.gif"),
+                                     None), 10, "the replay")
+    assert [m.content for m in fake.visible_messages(channel) if f"<#{theirs}>" in m.content
+            ] == []
+
+
 async def test_a_rematch_in_the_thread_stays_in_that_thread(world: World) -> None:
     alice, bob = world["Alice"], world["Bob"]
     fake = world.discord

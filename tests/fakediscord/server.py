@@ -271,6 +271,25 @@ class FakeDiscord:
         self.guilds[guild.id] = guild
         return guild
 
+    def add_thread(self, parent_id: int, name: str, owner_id: int) -> int:
+        """A public thread somebody (not the bot) opened in ``parent_id``; its id."""
+        thread = self._open_thread(snowflake(), parent_id, name, owner_id, 1440)
+        self._changed()
+        return int(thread["id"])
+
+    def _open_thread(self, thread_id: int, parent_id: int, name: str, owner_id: int,
+                     auto_archive_duration: int) -> dict[str, Any]:
+        guild_id = self.channel_guild[parent_id]
+        thread = thread_payload(thread_id, guild_id, parent_id, name, owner_id,
+                                auto_archive_duration)
+        self.channels[thread_id] = thread
+        self.channel_guild[thread_id] = guild_id
+        self.channel_messages[thread_id] = []
+        self.threads[thread_id] = parent_id
+        if self.session is not None:
+            self.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+        return thread
+
     def add_person(self, name: str, guild: FakeGuild | None = None, *, locale: str = "en-US",
                    permissions: int = MEMBER_PERMISSIONS) -> Person:
         """A person in ``guild`` (the first guild by default), who can act through the bot."""
@@ -753,17 +772,11 @@ class FakeDiscord:
         if not 1 <= len(name) <= 100:
             raise HttpError(400, 50035, "Invalid Form Body: name")
         thread_id = message.id if message is not None else snowflake()  # as Discord does
-        guild_id = self.channel_guild[parent_id]
-        thread = thread_payload(thread_id, guild_id, parent_id, name, self.application_id,
-                                int((body.json or {}).get("auto_archive_duration") or 1440))
-        self.channels[thread_id] = thread
-        self.channel_guild[thread_id] = guild_id
-        self.channel_messages[thread_id] = []
-        self.threads[thread_id] = parent_id
+        thread = self._open_thread(
+            thread_id, parent_id, name, self.application_id,
+            int((body.json or {}).get("auto_archive_duration") or 1440))
         if message is not None:
             message.data["thread"] = thread
-        if self.session is not None:
-            self.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
         self._changed()
         return thread
 
