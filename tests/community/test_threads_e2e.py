@@ -4,13 +4,16 @@ the next lobby, hears how the game ended, and a restart keeps the game in its th
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.community.play import seated
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, final_board, turn_by_slash_command, turn_from_dm, whose_turn
-from tests.fakediscord import FakeDiscord, FakeMessage, Person
+from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Person
 from tests.fakediscord.payloads import MANAGE_GUILD, MEMBER_PERMISSIONS
 
 
@@ -175,13 +178,27 @@ async def test_threads_speak_norwegian(norsk: World) -> None:
                for m in fake.visible_messages(channel))
 
 
-async def test_a_restart_keeps_the_game_in_its_thread(tmp_path: Path) -> None:
+@dataclass
+class BeforeRestart:
+    """A Kids game that Alice and Bob started in a thread, and a bot that has since gone."""
+    fake: FakeDiscord
+    guild: FakeGuild
+    db: Path
+    alice: Person
+    bob: Person
+    boss: Person
+    thread: int
+    first_boards: list[FakeMessage]
+
+
+@asynccontextmanager
+async def a_thread_game_then_the_bot_gone(tmp_path: Path) -> AsyncIterator[BeforeRestart]:
+    """Threads on, a game started in its thread, the bot stopped; start it again inside."""
     db = tmp_path / "sequence.db"
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
         boss = fake.add_person("Mum", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
-        channel = guild.channel_id
         with fake.pointed_at():
             async with running_bot(fake, guild, db) as bot:
                 world = World(fake, guild, bot, {"Alice": alice, "Bob": bob})
@@ -189,17 +206,24 @@ async def test_a_restart_keeps_the_game_in_its_thread(tmp_path: Path) -> None:
                 await started(world, alice, bob)
                 thread = await the_thread(world)
                 first = await fake.wait_for(lambda: boards(fake, thread), 5, "the board")
-            first[-1].deleted = True  # as if the crash kept it from Discord
-            async with running_bot(fake, guild, db) as bot:
-                assert bot.manager.get(1).channel_id == thread
-                shown = await fake.wait_for(
-                    lambda: [b for b in boards(fake, thread) if "restarted" in b.content], 5,
-                    "the board shown again, in the thread")
-                assert boards(fake, channel) == []
-                mover = alice if whose_turn(shown[0]) == alice.id else bob
-                await turn_from_dm(mover, shown[0])
-                await fake.wait_for(lambda: len(boards(fake, thread)) == 2, 5, "a move after")
-                assert list(fake.threads) == [thread]
+            yield BeforeRestart(fake, guild, db, alice, bob, boss, thread, first)
+
+
+async def test_a_restart_keeps_the_game_in_its_thread(tmp_path: Path) -> None:
+    async with a_thread_game_then_the_bot_gone(tmp_path) as before:
+        fake, thread, channel = before.fake, before.thread, before.guild.channel_id
+        alice, bob = before.alice, before.bob
+        before.first_boards[-1].deleted = True  # as if the crash kept it from Discord
+        async with running_bot(fake, before.guild, before.db) as bot:
+            assert bot.manager.get(1).channel_id == thread
+            shown = await fake.wait_for(
+                lambda: [b for b in boards(fake, thread) if "restarted" in b.content], 5,
+                "the board shown again, in the thread")
+            assert boards(fake, channel) == []
+            mover = alice if whose_turn(shown[0]) == alice.id else bob
+            await turn_from_dm(mover, shown[0])
+            await fake.wait_for(lambda: len(boards(fake, thread)) == 2, 5, "a move after")
+            assert list(fake.threads) == [thread]
 
 
 def _forbidden(path: str):  # type: ignore[no-untyped-def]
@@ -212,27 +236,16 @@ async def test_after_a_restart_and_threads_turned_off_the_channel_still_hears_th
         tmp_path: Path) -> None:
     """The game went on in its thread across a restart, and meanwhile the server turned its
     own-thread setting off: the channel the thread hangs from still hears how it ended."""
-    db = tmp_path / "sequence.db"
-    async with FakeDiscord() as fake:
-        guild = fake.add_guild("Family")
-        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
-        boss = fake.add_person("Mum", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
-        channel = guild.channel_id
-        with fake.pointed_at():
-            async with running_bot(fake, guild, db) as bot:
-                world = World(fake, guild, bot, {"Alice": alice, "Bob": bob})
-                await (await boss.slash("sequence settings", own_thread=True)).reply()
-                await started(world, alice, bob)
-                thread = await the_thread(world)
-                await fake.wait_for(lambda: boards(fake, thread), 5, "the board")
-            async with running_bot(fake, guild, db) as bot:
-                await (await boss.slash("sequence settings", own_thread=False)).reply()
-                world = World(fake, guild, bot, {"Alice": alice, "Bob": bob})
-                final = await resigned_in_thread(world, thread)
-                assert "Alice won" in final.content
-                told = await fake.wait_for(
-                    lambda: [m for m in fake.visible_messages(channel)
-                             if f"<#{thread}>" in m.content], 5, "the result in the channel")
-                assert told[0].content == (
-                    f"🏆 Alice won: everyone else resigned. (<#{thread}>)")
-            assert fake.unhandled == [], fake.unhandled
+    async with a_thread_game_then_the_bot_gone(tmp_path) as before:
+        fake, thread, channel = before.fake, before.thread, before.guild.channel_id
+        async with running_bot(fake, before.guild, before.db) as bot:
+            await (await before.boss.slash("sequence settings", own_thread=False)).reply()
+            world = World(fake, before.guild, bot, {"Alice": before.alice, "Bob": before.bob})
+            final = await resigned_in_thread(world, thread)
+            assert "Alice won" in final.content
+            told = await fake.wait_for(
+                lambda: [m for m in fake.visible_messages(channel)
+                         if f"<#{thread}>" in m.content], 5, "the result in the channel")
+            assert told[0].content == (
+                f"🏆 Alice won: everyone else resigned. (<#{thread}>)")
+        assert fake.unhandled == [], fake.unhandled
