@@ -29,6 +29,11 @@ import discord.http
 import yarl
 from discord.ext import commands
 
+from cogs.community import Community
+from cogs.i18n import Translator
+from cogs.sequence import Sequence
+from cogs.table import ALL_ITEMS, Desk
+from cogs.table.buttons import Clicks
 from engine.manager import GameManager
 from engine.store import Store
 
@@ -36,7 +41,6 @@ log = logging.getLogger("sequence")
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
-EXTENSIONS = ("cogs.sequence", "cogs.community")  # community adds to /sequence: after it
 
 
 class SettingsError(ValueError):
@@ -112,7 +116,8 @@ def setup_logging(level: str, token: str) -> None:
 
 
 class SequenceBot(commands.Bot):
-    """The bot: opens the store, starts the manager, loads the cogs, syncs the commands."""
+    """The bot: opens the store, starts the manager, builds the table desk, adds the cogs,
+    syncs the commands. Each part is built here, typed, and handed to what uses it."""
 
     def __init__(self, settings: Settings, **options: Any) -> None:
         options.setdefault("intents", discord.Intents.default())
@@ -120,20 +125,34 @@ class SequenceBot(commands.Bot):
         self.settings = settings
         self.store: Store | None = None
         self.manager: GameManager | None = None
+        self.desk: Desk | None = None
+
+    @property
+    def clicks(self) -> Clicks:
+        """Where the buttons send their clicks (``cogs.table.buttons.clicks_of``)."""
+        if self.desk is None:
+            raise RuntimeError("the bot is not set up yet")
+        return self.desk.clicks
 
     async def setup_hook(self) -> None:
-        from cogs.i18n import Translator
-
-        self.store = await Store.open(self.settings.database_path)
-        self.manager = GameManager(self.store, computer_delay=self.settings.computer_delay)
-        for extension in EXTENSIONS:
+        self.store = store = await Store.open(self.settings.database_path)
+        self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
+        self.desk = desk = Desk(self, manager)
+        # the servers' languages and layouts before anything is shown, whatever cog loads
+        await desk.prefs.load(store)
+        manager.add_listener(desk)
+        self.add_dynamic_items(*ALL_ITEMS)
+        # each cog in its own try, so one that fails does not take the bot down (stats and
+        # settings join the /sequence group, so they come after it)
+        for name, make in (("sequence", lambda: Sequence(self, desk)),
+                           ("community", lambda: Community(self, manager, desk.prefs, store))):
             try:
-                await self.load_extension(extension)
+                await self.add_cog(make())
             except Exception:
-                log.exception("could not load %s; the bot runs without it", extension)
+                log.exception("could not add the %s commands; the bot runs without them", name)
         await self.tree.set_translator(Translator())
-        # the dealer listens before the manager restarts games, so nothing is missed
-        await self.manager.start()
+        # the desk listens before the manager restarts games, so nothing is missed
+        await manager.start()
         await self.sync_commands()
 
     async def sync_commands(self) -> None:
@@ -152,6 +171,8 @@ class SequenceBot(commands.Bot):
         marker.write_text(digest)
 
     async def close(self) -> None:
+        if self.desk is not None:
+            self.desk.close()
         if self.manager is not None:
             await self.manager.close()
             self.manager = None

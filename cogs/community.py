@@ -20,18 +20,17 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from engine import EngineError
 from engine.dice_board import COLOURS as DICE_COLOURS
 from engine.kids_board import COLOURS as KIDS_COLOURS
 from engine.manager import GameManager
 from engine.store import GuildSettings, ResultLine, Store, TableManners
 
 from . import i18n
-from .dealer import Dealer
 from .i18n import locale_str as L
 from .i18n import t
-from .rematch import SameSeatsRematch
 from .sequence import GAME_CHOICES, LENGTH_CHOICES, LEVEL_CHOICES
+from .table.prefs import Preferences, speaker_lang
+from .table.replies import refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -87,15 +86,16 @@ def percent(rate: float) -> str:
 class Community(commands.Cog):
     """Stats, the leaderboard and the server's settings (subcommands of ``/sequence``)."""
 
-    def __init__(self, bot: commands.Bot, dealer: Dealer) -> None:
+    def __init__(self, bot: commands.Bot, manager: GameManager, prefs: Preferences,
+                 store: Store) -> None:
         self.bot = bot
-        self.dealer = dealer
-        self.manager: GameManager = dealer.manager
-        self.store: Store = dealer.manager.store
+        self.manager = manager
+        self.prefs = prefs
+        self.store = store
 
     async def cog_load(self) -> None:
         """Move this cog's commands under ``/sequence`` (the tree would otherwise add them
-        at the top level) and learn which servers chose a language for their channels."""
+        at the top level)."""
         group = self.bot.tree.get_command(GROUP)
         if not isinstance(group, app_commands.Group):
             raise RuntimeError("load cogs.sequence before cogs.community")
@@ -103,9 +103,6 @@ class Community(commands.Cog):
             group.add_command(command)
         self._moved = list(self.__cog_app_commands__)
         self.__cog_app_commands__ = []
-        self.dealer.server_lang.update(await self.store.guild_locales())
-        self.dealer.tidy_guilds.update(await self.store.tidy_guilds())
-        self.dealer.thread_guilds.update(await self.store.thread_guilds())
 
     async def cog_unload(self) -> None:
         group = self.bot.tree.get_command(GROUP)
@@ -123,20 +120,20 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(self, interaction: discord.Interaction, user: discord.User | None = None,
                     game: str | None = None) -> None:
-        async def work() -> None:
-            lang = self.dealer.lang(interaction)
+        async with refusals(interaction, "/sequence stats"):
+            lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
-                raise _refusal("server_only")
+                raise refusal("server_only")
             who = user or interaction.user
             if who.bot:
-                await self.dealer.reply(interaction, t("stats.computer", lang))
+                await reply(interaction, t("stats.computer", lang))
                 return
             await interaction.response.defer(ephemeral=True, thinking=True)
             record = await self.store.stats(who.id, guild_id=guild_id, kind=game)
             name = getattr(who, "display_name", who.name)
             if record.games == 0:
-                await self.dealer.reply(interaction, t("stats.none", lang, name=name))
+                await reply(interaction, t("stats.none", lang, name=name))
                 return
             form = form_of(await self.store.results_of(who.id, guild_id=guild_id, kind=game))
             title = (t("stats.title.kind", lang, name=name, game=t(f"game.{game}", lang),
@@ -159,9 +156,7 @@ class Community(commands.Cog):
             avatar = getattr(who, "display_avatar", None)
             if avatar is not None:
                 embed.set_thumbnail(url=avatar.url)
-            await self.dealer.reply(interaction, "", embed=embed)
-
-        await self.dealer.guarded(interaction, work, "/sequence stats")
+            await reply(interaction, "", embed=embed)
 
     # ------------------------------------------------------------------ leaderboard
     @app_commands.command(name=L("cmd.leaderboard.name"),
@@ -171,11 +166,11 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, game: str | None = None
                           ) -> None:
-        async def work() -> None:
-            lang = self.dealer.lang(interaction)
+        async with refusals(interaction, "/sequence leaderboard"):
+            lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
-                raise _refusal("server_only")
+                raise refusal("server_only")
             await interaction.response.defer(thinking=True)
             people = await self.store.ranking(guild_id, kind=game, min_games=MIN_GAMES,
                                               limit=TOP)
@@ -200,8 +195,6 @@ class Community(commands.Cog):
             # names only, no pings: a leaderboard is read, not a call to play
             await interaction.followup.send(embed=embed,
                                             allowed_mentions=discord.AllowedMentions.none())
-
-        await self.dealer.guarded(interaction, work, "/sequence leaderboard")
 
     # ------------------------------------------------------------------ settings
     @app_commands.command(name=L("cmd.settings.name"), description=L("cmd.settings.description"))
@@ -229,28 +222,28 @@ class Community(commands.Cog):
                        level: str | None = None, sequence_length: int | None = None,
                        teams: bool | None = None, own_thread: bool | None = None,
                        tidy_boards: bool | None = None) -> None:
-        async def work() -> None:
-            lang = self.dealer.lang(interaction)
+        async with refusals(interaction, "/sequence settings"):
+            lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
-                raise _refusal("server_only")
+                raise refusal("server_only")
             if not interaction.permissions.manage_guild:
-                raise _refusal("need_manage_server")
+                raise refusal("need_manage_server")
             options: dict[str, Any] = {k: v for k, v in (
                 ("level", level), ("sequence_length", sequence_length), ("teams", teams))
                 if v is not None}
             problem = _defaults_problem(defaults_for, options)
             if problem:
-                await self.dealer.reply(interaction, t(problem, lang))
+                await reply(interaction, t(problem, lang))
                 return
             await interaction.response.defer(ephemeral=True, thinking=True)
             changes: dict[str, Any] = {}
             if language is not None:
                 changes["locale"] = language
-            elif guild_id not in self.dealer.server_lang:
+            elif not self.prefs.has_chosen_language(guild_id):
                 # the first save writes a row, and its language wins from then on: keep the
                 # language the channel had (the server's own) unless one is chosen
-                changes["locale"] = self.dealer.guild_lang(guild_id)
+                changes["locale"] = self.prefs.guild_lang(guild_id)
             if turn_timer is not None:
                 changes["turn_timer"] = None if turn_timer == 0 else turn_timer * 60
             if on_timeout is not None:
@@ -264,27 +257,21 @@ class Community(commands.Cog):
             changed = any(v is not None for v in asked)
             if changed:
                 saved = await self.manager.set_guild_settings(guild_id, **changes)
-                self.dealer.server_lang[guild_id] = saved.locale
+                self.prefs.language_chosen(guild_id, saved.locale)
             manners = await self.store.table_manners(guild_id)
             if own_thread is not None or tidy_boards is not None:
                 manners = TableManners(
                     guild_id, own_thread=manners.own_thread if own_thread is None else own_thread,
                     tidy_boards=manners.tidy_boards if tidy_boards is None else tidy_boards)
                 await self.store.save_table_manners(manners)
-                for on, guilds in ((manners.tidy_boards, self.dealer.tidy_guilds),
-                                   (manners.own_thread, self.dealer.thread_guilds)):
-                    if on:
-                        guilds.add(guild_id)
-                    else:
-                        guilds.discard(guild_id)
+                self.prefs.layout_chosen(guild_id, own_thread=manners.own_thread,
+                                         tidy_boards=manners.tidy_boards)
             current = await self.manager.guild_settings(guild_id)
             header = t("settings.changed" if changed else "settings.shown", lang,
                        guild=self._guild_name(interaction))
             embed = settings_embed(current, manners, lang, self._guild_name(interaction),
-                                   self.dealer.guild_lang(guild_id))
-            await self.dealer.reply(interaction, header, embed=embed)
-
-        await self.dealer.guarded(interaction, work, "/sequence settings")
+                                   self.prefs.guild_lang(guild_id))
+            await reply(interaction, header, embed=embed)
 
 
 def _defaults_problem(game: str | None, options: dict[str, Any]) -> str | None:
@@ -342,18 +329,3 @@ def describe_defaults(defaults: dict[str, dict[str, Any]], lang: str) -> str:
 def _minutes(seconds: float | None) -> str:
     minutes = (seconds or 0) / 60
     return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
-
-
-def _refusal(code: str) -> EngineError:
-    return EngineError(code, code.replace("_", " "))
-
-
-async def setup(bot: commands.Bot) -> None:
-    """Load after ``cogs.sequence`` (it makes the dealer and the ``/sequence`` group)."""
-    dealer: Dealer = bot.dealer  # type: ignore[attr-defined]
-    bot.add_dynamic_items(SameSeatsRematch)
-    await bot.add_cog(Community(bot, dealer))
-
-
-async def teardown(bot: commands.Bot) -> None:
-    bot.remove_dynamic_items(SameSeatsRematch)

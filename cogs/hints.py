@@ -15,12 +15,14 @@ from typing import Any
 import discord
 
 from engine.ai import Explanation, make_agent
-from engine.manager import TableView
+from engine.manager import GameManager, TableView
 from render.hint import hint_png
 
 from . import i18n
-from .dealer import Dealer, _refusal
 from .i18n import t
+from .table import messages
+from .table.prefs import speaker_lang
+from .table.replies import refusal, reply
 
 log = logging.getLogger(__name__)
 
@@ -50,23 +52,22 @@ def suggest(obs: dict[str, Any], seed: int) -> tuple[str, Explanation]:
     return action, agent.explain(obs, action)
 
 
-async def show_hint(dealer: Dealer, interaction: discord.Interaction, table: TableView
+async def show_hint(manager: GameManager, interaction: discord.Interaction, table: TableView
                     ) -> None:
     """Answer ``/sequence hint`` for the asking player (refusals as the manager's)."""
-    manager = dealer.manager
-    lang = dealer.lang(interaction)
+    lang = speaker_lang(interaction)
     if table.status != "playing":
-        raise _refusal("game_not_started")
+        raise refusal("game_not_started")
     seat = manager.seat_of(table.game_id, interaction.user.id)
     if seat is None:
-        raise _refusal("not_a_player")
+        raise refusal("not_a_player")
     if table.turn != seat:
-        raise _refusal("not_your_turn")
+        raise refusal("not_your_turn")
     await interaction.response.defer(ephemeral=True, thinking=True)
     obs = manager.observation_for(table.game_id, interaction.user.id)
     if not obs["legal"]:  # the turn passed while we deferred (a DM move, a timer)
-        raise _refusal("not_your_turn")
-    names = dealer.seat_names(table, lang)
+        raise refusal("not_your_turn")
+    names = messages.seat_names(table, lang)
     seed = table.game_id * 100_003 + table.ply
 
     def work() -> tuple[str, Explanation, bytes | None]:
@@ -74,10 +75,10 @@ async def show_hint(dealer: Dealer, interaction: discord.Interaction, table: Tab
         return action, why, hint_png(obs, action, names=names, lang=lang)
 
     action, why, png = await asyncio.to_thread(work)
-    lines = [t("reply.hint", lang, move=dealer.describe(action, lang)),
+    lines = [t("reply.hint", lang, move=messages.describe(action, lang)),
              t("hint.reason", lang, reason=reason_text(why, lang))]
     kwargs: dict[str, Any] = {}
     if png is not None:
         kwargs["file"] = discord.File(io.BytesIO(png), filename="hint.png",
                                       description=t("hint.caption", lang))
-    await dealer.reply(interaction, "\n".join(lines), **kwargs)
+    await reply(interaction, "\n".join(lines), **kwargs)

@@ -10,17 +10,15 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from typing import TYPE_CHECKING
 
 import discord
 
+from engine.manager import GameManager
 from engine.store import GuildSettings
 from render.rules import rules_png
 
 from .i18n import t
-
-if TYPE_CHECKING:
-    from .dealer import Dealer
+from .table.prefs import speaker_lang
 
 log = logging.getLogger(__name__)
 
@@ -87,18 +85,18 @@ async def rules_message(games: list[str], lang: str, settings: GuildSettings | N
     return embeds, files
 
 
-async def show_rules(dealer: Dealer, interaction: discord.Interaction, game: str | None
-                     ) -> None:
+async def show_rules(manager: GameManager, interaction: discord.Interaction,
+                     game: str | None) -> None:
     """Answer ``/sequence rules [game]`` privately, in the reader's language: the game
     asked for, else the game of this channel, else both."""
-    lang = dealer.lang(interaction)
+    lang = speaker_lang(interaction)
     if game in GAMES:
         games = [game]
     else:
-        table = dealer.manager.table_for_channel(interaction.channel_id or 0)
+        table = manager.table_for_channel(interaction.channel_id or 0)
         games = [table.game] if table is not None else list(GAMES)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    settings = (await dealer.manager.guild_settings(interaction.guild_id)
+    settings = (await manager.guild_settings(interaction.guild_id)
                 if interaction.guild_id is not None else None)
     embeds, files = await rules_message(games, lang, settings)
     await interaction.followup.send(embeds=embeds, files=files, ephemeral=True)

@@ -1,6 +1,7 @@
-"""``/sequence ...``: the slash commands, and the extension that sets up the dealer.
+"""``/sequence ...``: the slash commands.
 
-Every command asks the manager (through the dealer) and answers with what it says; no
+Every command asks the manager (through the table's clicks where a button does the same
+work) and answers with what it says; no
 rule is decided here. Names and descriptions come from ``data/locales`` through the
 translator, so Discord shows them in English or Norwegian.
 """
@@ -15,15 +16,18 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from engine.manager import GameManager
+from engine.manager import GameManager, TableView
 
 from . import i18n
-from .buttons import ALL_ITEMS
-from .dealer import Dealer, _refusal
 from .hints import show_hint
 from .i18n import locale_str as L
 from .i18n import t
 from .rules import show_rules
+from .table import Desk, messages
+from .table.buttons import understood
+from .table.pictures import board_file
+from .table.prefs import speaker_lang
+from .table.replies import done, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -53,55 +57,44 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                group_description=L("cmd.sequence.description")):
     """The ``/sequence`` command group."""
 
-    def __init__(self, bot: commands.Bot, dealer: Dealer) -> None:
+    def __init__(self, bot: commands.Bot, desk: Desk) -> None:
         self.bot = bot
-        self.dealer = dealer
-        self.manager: GameManager = dealer.manager
-        self._recovered = False
+        self.desk = desk
+        self.prefs = desk.prefs
+        self.clicks = desk.clicks
+        self.manager: GameManager = desk.manager
         super().__init__()
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        # once per process (on_ready fires again after a fresh IDENTIFY)
-        if not self._recovered:
-            self._recovered = True
-            await self.dealer.recover()
+        await self.desk.on_ready()
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Answer a click that no button of ours understands (an older version's button,
-        a truncated or forged id): otherwise discord.py drops it and Discord shows "This
-        interaction failed"."""
+        """Remember the language each person reads (their DMs follow it), and answer a
+        click that no button of ours understands (an older version's button, a truncated
+        or forged id): otherwise discord.py drops it and Discord shows "This interaction
+        failed"."""
+        self.prefs.heard_from(interaction)
         if interaction.type is not discord.InteractionType.component:
             return
-        custom_id = str((interaction.data or {}).get("custom_id") or "")
-        if not custom_id.startswith("seq:") or self._understood(custom_id):
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id") or "")
+        if not custom_id.startswith("seq:") or understood(custom_id):
             return
         log.info("unknown button %r from user %d", custom_id, interaction.user.id)
         try:
             await interaction.response.send_message(
-                t("error.stale_button", self.dealer.lang(interaction)), ephemeral=True)
+                t("error.stale_button", speaker_lang(interaction)), ephemeral=True)
         except discord.HTTPException:
             log.debug("could not answer an unknown button", exc_info=True)
 
-    def _understood(self, custom_id: str) -> bool:
-        # every DynamicItem registered on the bot, by any cog (discord.py keeps them in its
-        # view store; there is no public accessor)
-        store = getattr(self.bot._connection, "_view_store", None)
-        patterns = getattr(store, "_dynamic_items", None)
-        if patterns is None:
-            return True  # cannot tell: stay silent rather than answer twice
-        return any(pattern.fullmatch(custom_id) for pattern in patterns)
-
     # ------------------------------------------------------------------ helpers
-    def _table_here(self, interaction: discord.Interaction) -> Any:
+    def _table_here(self, interaction: discord.Interaction) -> TableView:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         if table is None:
-            raise _refusal("no_game_here")
+            raise refusal("no_game_here")
         return table
-
-    async def _done(self, interaction: discord.Interaction, key: str) -> None:
-        await self.dealer.reply(interaction, t(key, self.dealer.lang(interaction)))
 
     # ------------------------------------------------------------------ lobby
     @app_commands.command(name=L("cmd.new.name"), description=L("cmd.new.description"))
@@ -122,19 +115,15 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         if teams is not None:
             options["teams"] = teams
 
-        async def work() -> None:
-            await self.dealer.open_lobby(interaction, game, options)
+        async with refusals(interaction, "/sequence new"):
+            await self.clicks.open_lobby(interaction, game, options)
 
-        await self.dealer.guarded(interaction, work, "/sequence new")
-
-    async def _lobby_command(self, interaction: discord.Interaction, what: str, done: str
+    async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:
-        async def work() -> None:
+        async with refusals(interaction, f"/sequence {what}"):
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.dealer.lobby_action(interaction, interaction.channel_id or 0, what)
-            await self._done(interaction, done)
-
-        await self.dealer.guarded(interaction, work, f"/sequence {what}")
+            await self.clicks.lobby_action(interaction, interaction.channel_id or 0, what)
+            await done(interaction, said)
 
     @app_commands.command(name=L("cmd.join.name"), description=L("cmd.join.description"))
     @app_commands.guild_only()
@@ -152,7 +141,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def remove(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4]) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence remove"):
             table = self._table_here(interaction)
             perms = interaction.permissions
             moderator = perms.manage_channels or perms.manage_guild
@@ -160,23 +149,19 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             # the manager decides who may (the host or a moderator) and what it means
             await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1,
                                            is_moderator=moderator)
-            await self._done(interaction, "reply.removed")
-
-        await self.dealer.guarded(interaction, work, "/sequence remove")
+            await done(interaction, "reply.removed")
 
     @app_commands.command(name=L("cmd.leave.name"), description=L("cmd.leave.description"))
     @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence leave"):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
                 await self.manager.leave(table.channel_id, interaction.user.id)
             else:
                 await self.manager.leave_game(table.game_id, interaction.user.id)
-            await self._done(interaction, "reply.left")
-
-        await self.dealer.guarded(interaction, work, "/sequence leave")
+            await done(interaction, "reply.left")
 
     # ------------------------------------------------------------------ playing
     @app_commands.command(name=L("cmd.play.name"), description=L("cmd.play.description"))
@@ -185,18 +170,16 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def play(self, interaction: discord.Interaction, card: str | None = None,
                    space: str | None = None) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence play"):
             table = self._table_here(interaction)
             action = self.action_from(table.game, card, space)
             if action is None:
-                raise _refusal("need_space" if card else "malformed")
-            lang = self.dealer.lang(interaction)
+                raise refusal("need_space" if card else "malformed")
+            lang = speaker_lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.submit(table.game_id, interaction.user.id, action)
-            await self.dealer.reply(interaction, t("prompt.played", lang,
-                                                   move=self.dealer.describe(action, lang)))
-
-        await self.dealer.guarded(interaction, work, "/sequence play")
+            await reply(interaction, t("prompt.played", lang,
+                                                   move=messages.describe(action, lang)))
 
     @staticmethod
     def action_from(game: str, card: str | None, space: str | None) -> str | None:
@@ -219,7 +202,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @play.autocomplete("card")
     async def play_card(self, interaction: discord.Interaction, current: str
                         ) -> list[Choice[str]]:
-        lang = self.dealer.lang(interaction)
+        lang = speaker_lang(interaction)
         legal = self._legal(interaction)
         seen: dict[str, str] = {}
         for action in legal:
@@ -235,7 +218,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @play.autocomplete("space")
     async def play_space(self, interaction: discord.Interaction, current: str
                          ) -> list[Choice[str]]:
-        lang = self.dealer.lang(interaction)
+        lang = speaker_lang(interaction)
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         legal = self._legal(interaction)
         needle = current.casefold().strip()
@@ -272,62 +255,56 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def roll(self, interaction: discord.Interaction) -> None:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         if table is None:
-            await self._done(interaction, "reply.no_game_here")
+            await done(interaction, "reply.no_game_here")
             return
-        await self.dealer.roll(interaction, table.game_id, None)
+        await self.clicks.roll(interaction, table.game_id, None)
 
     @app_commands.command(name=L("cmd.hand.name"), description=L("cmd.hand.description"))
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction) -> None:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         if table is None or table.status != "playing":
-            await self._done(interaction, "reply.no_game_here")
+            await done(interaction, "reply.no_game_here")
             return
-        await self.dealer.show_hand(interaction, table.game_id)
+        await self.clicks.show_hand(interaction, table.game_id)
 
     @app_commands.command(name=L("cmd.board.name"), description=L("cmd.board.description"))
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence board"):
             table = self._table_here(interaction)
             if table.status != "playing":
-                raise _refusal("game_not_started")
+                raise refusal("game_not_started")
             await interaction.response.defer(thinking=True)
-            lang = self.dealer.guild_lang(table.guild_id)
+            lang = self.prefs.guild_lang(table.guild_id)
             obs = self.manager.spectator_observation(table.game_id)
-            picture = await self.dealer.board_file(obs, table, lang)
-            view = self.dealer.board_view(table, obs, lang)
-            view.stop()  # its buttons are dynamic items, found by custom_id
+            picture = await board_file(obs, messages.seat_names(table, lang), lang,
+                                       table.game_id)
+            view = messages.board_view(table, obs, lang)
             await interaction.followup.send(
-                self.dealer.turn_line(table, lang), file=picture or discord.utils.MISSING,
+                messages.turn_line(table, lang), file=picture or discord.utils.MISSING,
                 view=view, allowed_mentions=discord.AllowedMentions.none())
-
-        await self.dealer.guarded(interaction, work, "/sequence board")
 
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence hint"):
             table = self._table_here(interaction)
-            await show_hint(self.dealer, interaction, table)
-
-        await self.dealer.guarded(interaction, work, "/sequence hint")
+            await show_hint(self.manager, interaction, table)
 
     @app_commands.command(name=L("cmd.resign.name"), description=L("cmd.resign.description"))
     @app_commands.guild_only()
     async def resign(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence resign"):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.resign(table.game_id, interaction.user.id)
-            await self._done(interaction, "reply.resigned")
-
-        await self.dealer.guarded(interaction, work, "/sequence resign")
+            await done(interaction, "reply.resigned")
 
     @app_commands.command(name=L("cmd.end.name"), description=L("cmd.end.description"))
     @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction) -> None:
-        async def work() -> None:
+        async with refusals(interaction, "/sequence end"):
             table = self._table_here(interaction)
             perms = interaction.permissions
             moderator = perms.manage_channels or perms.manage_guild
@@ -340,34 +317,12 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             else:
                 await self.manager.end(table.game_id, interaction.user.id,
                                        is_moderator=moderator)
-            await self._done(interaction, "reply.ended")
-
-        await self.dealer.guarded(interaction, work, "/sequence end")
+            await done(interaction, "reply.ended")
 
     @app_commands.command(name=L("cmd.rules.name"), description=L("cmd.rules.description"))
     @app_commands.rename(game=L("opt.game.name"))
     @app_commands.describe(game=L("opt.game.description"))
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(self, interaction: discord.Interaction, game: str | None = None) -> None:
-        async def work() -> None:
-            await show_rules(self.dealer, interaction, game)
-
-        await self.dealer.guarded(interaction, work, "/sequence rules")
-
-
-async def setup(bot: commands.Bot) -> None:
-    """Load the extension: needs ``bot.manager`` (a started ``GameManager``)."""
-    manager: GameManager = bot.manager  # type: ignore[attr-defined]
-    dealer = Dealer(bot, manager)
-    bot.dealer = dealer  # type: ignore[attr-defined]
-    manager.add_listener(dealer)
-    bot.add_dynamic_items(*ALL_ITEMS)
-    await bot.add_cog(Sequence(bot, dealer))
-
-
-async def teardown(bot: commands.Bot) -> None:
-    dealer = getattr(bot, "dealer", None)
-    if dealer is not None:
-        dealer.cancel_retries()
-        bot.manager.remove_listener(dealer)  # type: ignore[attr-defined]
-        bot.remove_dynamic_items(*ALL_ITEMS)
+        async with refusals(interaction, "/sequence rules"):
+            await show_rules(self.manager, interaction, game)

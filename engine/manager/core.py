@@ -195,6 +195,10 @@ class GameManager:
     def get(self, game_id: int) -> TableView:
         return self._table(game_id).view()
 
+    async def load_record(self, game_id: int) -> GameRecord | None:
+        """A game as the store holds it, finished or not (for rematches and replays)."""
+        return await self.store.load_game(game_id)
+
     def is_active(self, game_id: int) -> bool:
         """True while the game is a lobby or in play."""
         return game_id in self._tables

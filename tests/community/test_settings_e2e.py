@@ -113,6 +113,6 @@ async def test_settings_survive_a_restart(tmp_path: Path) -> None:
                 assert shown["Language in channels"] == "Norsk (bokmål)"
                 assert shown["Turn timer"] == "5 min per turn"
                 assert shown["Tidy old board messages"] == "on"
-                assert guild.id in bot.dealer.tidy_guilds
+                assert bot.desk is not None and bot.desk.prefs.tidies(guild.id)
                 lobby = await (await alice.slash("sequence new", game="dice")).reply()
                 assert "et nytt spill" in lobby.text

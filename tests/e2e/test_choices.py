@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 
-from cogs.buttons import PlayButton, PlaySelect
-from cogs.dealer import Dealer
-from engine.manager import TableView
-
-
-def table() -> TableView:
-    return TableView(game_id=7, game="kids", options={}, status="playing", guild_id=1,
-                     channel_id=2, host_id=3, seats=(), on_leave="skip", turn=0, ply=5,
-                     lobby_deadline=None, turn_deadline=None, created_at=0.0)
+from cogs.table.buttons import PlayButton, PlaySelect
+from cogs.table.messages import choices_view
 
 
 def view_for(actions: list[str]) -> discord.ui.View:
-    dealer = Dealer.__new__(Dealer)
-    obs: dict[str, Any] = {"history_length": 5}
-    return dealer.choices_view(table(), obs, actions, "en")
+    return choices_view(7, 5, actions, "en")
 
 
 def test_a_card_with_two_spaces_gets_two_buttons() -> None:

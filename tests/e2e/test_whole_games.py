@@ -169,15 +169,17 @@ def dm_posts(world: World, name: str) -> int:
 
 
 async def test_dms_opened_again_are_used_again_after_a_quiet_while(world: World) -> None:
-    fake, bob, dealer = world.discord, world["Bob"], world.bot.dealer
+    fake, bob = world.discord, world["Bob"]
+    assert world.bot.desk is not None
+    dms = world.bot.desk.dms
     now = [1000.0]
-    dealer.clock = lambda: now[0]
+    dms.clock = lambda: now[0]
     fake.faults.closed_dms.add(bob.id)
     lobby = await open_lobby(world, level="1")  # one card in hand: each move draws
     await join(world, lobby, "Bob")
     await start(world, lobby)
     table = world.bot.manager.table_for_channel(world.guild.channel_id)
-    assert table is not None and dealer.dms_closed(bob.id)
+    assert table is not None and dms.closed(bob.id)
     fake.faults.closed_dms.discard(bob.id)  # Bob opens his DMs
 
     async def bobs_turn_done(minutes: float) -> None:
@@ -201,7 +203,7 @@ async def test_dms_opened_again_are_used_again_after_a_quiet_while(world: World)
     hand = await fake.wait_for(lambda: [m for m in bob.dms() if m.png_files()], 5,
                                "Bob's hand by DM again")
     assert any(c.startswith("seq:card:") for c in hand[-1].custom_ids())
-    assert not dealer.dms_closed(bob.id)
+    assert not dms.closed(bob.id)
 
 
 async def test_joining_again_tries_dms_that_were_closed(world: World) -> None:

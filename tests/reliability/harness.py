@@ -42,7 +42,7 @@ UNHANDLED_PATTERNS = (
     "Ignoring exception",            # discord.py: an event or view callback raised
     "Task exception was never retrieved",
     "Unhandled exception",
-    " failed (user ",                # Dealer.guarded: an unexpected exception (a bug)
+    " failed (user ",                # replies.refusals: an unexpected exception (a bug)
     "could not even apologise",
     "computer player of game",       # the manager's computer driver died
     " failed on ",                   # the manager: a listener raised on an event

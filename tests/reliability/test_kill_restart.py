@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from cogs.dealer import ALT_TEXT_LIMIT
+from cogs.table.messages import seat_names
+from cogs.table.pictures import ALT_TEXT_LIMIT
 from render.alt import alt_text
 from tests.fakediscord import Person
 
@@ -251,7 +252,8 @@ async def test_recovery_racing_a_move_does_not_post_the_same_board_twice(rig: Ri
     assert await players[g.user_of(g.replayed().current_seat)].take_turn(g)  # type: ignore[index]
     await rig.settled()
     board_messages(fake, channel)[-1].deleted = True  # as if the crash swallowed it
-    rig.bot.dealer.started_at = time.time() + 60  # every table now counts as restored
+    assert rig.bot.desk is not None
+    rig.bot.desk.recovery.started_at = time.time() + 60  # every table now counts as restored
     history_read = asyncio.Event()
     held: list[bool] = []
 
@@ -272,7 +274,7 @@ async def test_recovery_racing_a_move_does_not_post_the_same_board_twice(rig: Ri
     async with asyncio.timeout(5):
         while len(rig.game_in().actions) != 2:
             await asyncio.sleep(0.02)
-    await rig.bot.dealer.recover()  # on_ready of the restarted bot, just now
+    await rig.bot.desk.recovery.recover()  # on_ready of the restarted bot, just now
     assert await move
     await rig.settled()
     # Recovery waited for the move's board, which shows where the game stands: it posted
@@ -280,10 +282,11 @@ async def test_recovery_racing_a_move_does_not_post_the_same_board_twice(rig: Ri
     # The board the crash swallowed stays missing (a newer one stands in for it).
     states = [next(f.description for f in m.files if f.filename == "board.png")
               for m in board_messages(fake, channel)]
-    dealer = rig.bot.dealer
-    table = dealer.manager.get(game.id)
-    now = alt_text(dealer.manager.spectator_observation(game.id),
-                   names=dealer.seat_names(table, "en"), lang="en")[:ALT_TEXT_LIMIT]
+    manager = rig.bot.manager
+    assert manager is not None
+    table = manager.get(game.id)
+    now = alt_text(manager.spectator_observation(game.id),
+                   names=seat_names(table, "en"), lang="en")[:ALT_TEXT_LIMIT]
     assert states[-1] == now
     assert all(a != b for a, b in itertools.pairwise(states))
     assert not any(m.content.startswith(RECOVERED) for m in board_messages(fake, channel))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import cogs.dealer
+import cogs.table.pictures
 from engine.store import Store
 
 from .conftest import Rig, make_rig
@@ -45,14 +45,14 @@ async def test_a_slow_board_picture_delays_neither_the_ack_nor_another_game(
         two_tables: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     rig = two_tables
     a, b = await both_started(rig)
-    draw = cogs.dealer.board_png
+    draw = cogs.table.pictures.board_png
 
     def slow_for_alice(obs: dict[str, Any], **kwargs: Any) -> bytes:
         if "Alice" in (kwargs.get("names") or []):
             time.sleep(SLOW)  # in the worker thread, as Pillow would be
         return draw(obs, **kwargs)
 
-    monkeypatch.setattr(cogs.dealer, "board_png", slow_for_alice)
+    monkeypatch.setattr(cogs.table.pictures, "board_png", slow_for_alice)
     boards_a = len(board_messages(rig.fake, a.channel_id))
     move_a = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
     await rig.fake.wait_for(lambda: len(rig.games()[a.id].actions) == 1, 5, "A's move commit")
@@ -120,13 +120,13 @@ async def test_ending_a_game_while_its_last_move_is_announced_logs_no_error(
     667b45d after this test showed 'listener failed on HandChanged' no_such_game)."""
     rig = two_tables
     a, _ = await both_started(rig)
-    draw = cogs.dealer.board_png
+    draw = cogs.table.pictures.board_png
 
     def slow(obs: dict[str, Any], **kwargs: Any) -> bytes:
         time.sleep(1.0)
         return draw(obs, **kwargs)
 
-    monkeypatch.setattr(cogs.dealer, "board_png", slow)
+    monkeypatch.setattr(cogs.table.pictures, "board_png", slow)
     move = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
     await rig.fake.wait_for(lambda: len(rig.games()[a.id].actions) == 1, 5, "the commit")
     reply = await (await rig["Alice"].slash("sequence end")).reply()

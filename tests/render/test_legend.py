@@ -18,7 +18,7 @@ from render.text import ELLIPSIS, font, text_width
 
 from .helpers import finished, played
 
-# What the dealer names computer seats (data/locales/*.json "computer.name" and "level.*").
+# What the table's messages name computer seats (data/locales/*.json "computer.name" and "level.*").
 COMPUTERS = {
     "en": ["Computer (easy)", "Computer (medium)", "Computer (hard)"],
     "no": ["Datamaskin (lett)", "Datamaskin (middels)", "Datamaskin (vanskelig)"],

@@ -1,30 +1,83 @@
 """Buttons and select menus that keep working after a restart.
 
 Each is a ``discord.ui.DynamicItem`` whose custom_id carries the game id and the action, so
-a click is understood with no memory of the message it sits on. The callbacks only hand
-the click to the ``Dealer``; it re-checks who is clicking (a forged custom_id does nothing)
-and asks the manager, which holds every rule.
+a click is understood with no memory of the message it sits on. A callback only hands the
+click to the bot's ``Clicks`` (the table's click handler); it re-checks who is clicking (a
+forged custom_id does nothing) and asks the manager, which holds every rule.
+
+This module imports nothing else of ``cogs.table``: the handler is reached through the
+``Clicks`` protocol on the client, so the buttons and the code behind them do not import
+each other.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, runtime_checkable
 
 import discord
-
-if TYPE_CHECKING:
-    from .dealer import Dealer
 
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "cpu-easy", "cpu-medium", "cpu-hard")
 
 
-def dealer_of(interaction: discord.Interaction) -> Dealer:
-    return cast("Dealer", interaction.client.dealer)  # type: ignore[attr-defined]
+@runtime_checkable
+class Clicks(Protocol):
+    """What a click on one of these buttons becomes (``cogs.table.clicks.TableClicks``)."""
+
+    async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
+                          ) -> None: ...
+
+    async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None: ...
+
+    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
+                         ) -> None: ...
+
+    async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
+                         ply: int) -> None: ...
+
+    async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
+                   ) -> None: ...
+
+    async def rematch(self, interaction: discord.Interaction, game: str,
+                      options: dict[str, Any]) -> None: ...
+
+    async def rematch_same_seats(self, interaction: discord.Interaction, game_id: int
+                                 ) -> None: ...
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                  template=r"seq:lobby:(?P<game>\d+):(?P<what>[a-z-]+)"):
+@runtime_checkable
+class HasClicks(Protocol):
+    """A client that knows where clicks go (``bot.SequenceBot``)."""
+
+    @property
+    def clicks(self) -> Clicks: ...
+
+
+def clicks_of(interaction: discord.Interaction) -> Clicks:
+    client = interaction.client
+    if not isinstance(client, HasClicks):
+        raise TypeError("the client has no click handler (it must be a SequenceBot)")
+    return client.clicks
+
+
+LOBBY = r"seq:lobby:(?P<game>\d+):(?P<what>[a-z-]+)"
+HAND = r"seq:hand:(?P<game>\d+)"
+CARD = r"seq:card:(?P<game>\d+):(?P<card>[a-z]+)"
+PLAY = r"seq:play:(?P<game>\d+):(?P<ply>\d+):(?P<action>[A-Za-z0-9@:]+)"
+SPACES = r"seq:spaces:(?P<game>\d+):(?P<ply>\d+):(?P<part>\d+)"
+ROLL = r"seq:roll:(?P<game>\d+):(?P<ply>\d+)"
+REMATCH_OPTIONS = r"seq:rematch:(?P<game>kids|dice):(?P<options>[a-z0-9_=,]*)"
+REMATCH_AGAIN = r"seq:rematch:again:(?P<game>\d+)"
+TEMPLATES = tuple(re.compile(p) for p in (LOBBY, HAND, CARD, PLAY, SPACES, ROLL,
+                                          REMATCH_OPTIONS, REMATCH_AGAIN))
+
+
+def understood(custom_id: str) -> bool:
+    """Whether one of these buttons answers ``custom_id`` (else it is stale or forged)."""
+    return any(p.fullmatch(custom_id) for p in TEMPLATES)
+
+
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=LOBBY):
     """Join / Leave / Add computer / Start / Cancel on a lobby message."""
 
     def __init__(self, game_id: int, what: str, label: str = "?",
@@ -40,11 +93,10 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["game"]), match["what"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).lobby_click(interaction, self.game_id, self.what)
+        await clicks_of(interaction).lobby_click(interaction, self.game_id, self.what)
 
 
-class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=r"seq:hand:(?P<game>\d+)"):
+class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HAND):
     """"My hand" on the board message: the hand as an ephemeral reply (DMs closed, or lost)."""
 
     def __init__(self, game_id: int, label: str = "?") -> None:
@@ -59,11 +111,10 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).show_hand(interaction, self.game_id)
+        await clicks_of(interaction).show_hand(interaction, self.game_id)
 
 
-class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=r"seq:card:(?P<game>\d+):(?P<card>[a-z]+)"):
+class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CARD):
     """A card of a Kids hand: click it to see where it can go."""
 
     def __init__(self, game_id: int, card: str, label: str = "?", dead: bool = False) -> None:
@@ -78,11 +129,10 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["game"]), match["card"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).card_click(interaction, self.game_id, self.card)
+        await clicks_of(interaction).card_click(interaction, self.game_id, self.card)
 
 
-class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=r"seq:play:(?P<game>\d+):(?P<ply>\d+):(?P<action>[A-Za-z0-9@:]+)"):
+class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=PLAY):
     """One possible move (a space for the chosen card, an exchange, a Dice space).
 
     ``ply`` is the game's length when the button was drawn: a second click on it, or a
@@ -101,12 +151,11 @@ class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["game"]), int(match["ply"]), match["action"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).play_click(interaction, self.game_id, self.action,
+        await clicks_of(interaction).play_click(interaction, self.game_id, self.action,
                                                 self.ply)
 
 
-class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
-                 template=r"seq:spaces:(?P<game>\d+):(?P<ply>\d+):(?P<part>\d+)"):
+class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SPACES):
     """More than a row of buttons can hold: the moves split over select menus of 25."""
 
     def __init__(self, game_id: int, ply: int, part: int,
@@ -123,14 +172,13 @@ class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]],
 
     async def callback(self, interaction: discord.Interaction) -> None:
         # the dynamic item is not the view's own select, so read the choice from the payload
-        values: list[Any] = list(cast("dict[str, Any]", interaction.data or {}).get("values")
-                                 or [])
+        data: dict[str, Any] = dict(interaction.data or {})
+        values = list(data.get("values") or [])
         action = str(values[0]) if values else ""
-        await dealer_of(interaction).play_click(interaction, self.game_id, action, self.ply)
+        await clicks_of(interaction).play_click(interaction, self.game_id, action, self.ply)
 
 
-class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                 template=r"seq:roll:(?P<game>\d+):(?P<ply>\d+)"):
+class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ROLL):
     """Sequence Dice: roll, for the player whose turn it is."""
 
     def __init__(self, game_id: int, ply: int, label: str = "?") -> None:
@@ -145,15 +193,35 @@ class RollButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(int(match["game"]), int(match["ply"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).roll(interaction, self.game_id, self.ply)
+        await clicks_of(interaction).roll(interaction, self.game_id, self.ply)
 
 
-class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                    template=r"seq:rematch:(?P<game>kids|dice):(?P<options>[a-z0-9_=,]*)"):
-    """On the final board: a new lobby with the same game and options.
+class SameSeatsRematch(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REMATCH_AGAIN):
+    """On the final board: a new lobby with the same seats, options and a new shuffle. The
+    custom_id starts like the older options-only button's (``seq:rematch:``), so tools that
+    look for "a rematch button" find both."""
 
-    The finished game is gone from the manager, so the custom_id carries what a new lobby
-    needs (e.g. ``seq:rematch:dice:sequence_length=5,teams=1``).
+    def __init__(self, game_id: int, label: str = "?") -> None:
+        super().__init__(discord.ui.Button(label=label, emoji="🔁",
+                                           style=discord.ButtonStyle.success,
+                                           custom_id=f"seq:rematch:again:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> SameSeatsRematch:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await clicks_of(interaction).rematch_same_seats(interaction, self.game_id)
+
+
+class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REMATCH_OPTIONS):
+    """LEGACY, kept only for final boards posted by older versions (new boards carry
+    ``SameSeatsRematch``): a new lobby with the same game and options.
+
+    The custom_id carries what a new lobby needs (e.g.
+    ``seq:rematch:dice:sequence_length=5,teams=1``).
     """
 
     def __init__(self, game: str, options: dict[str, Any], label: str = "?") -> None:
@@ -183,8 +251,9 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
         return cls(match["game"], cls.decode(match["options"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await dealer_of(interaction).rematch(interaction, self.game, self.options)
+        await clicks_of(interaction).rematch(interaction, self.game, self.options)
 
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    LobbyButton, HandButton, CardButton, PlayButton, PlaySelect, RollButton, RematchButton)
+    LobbyButton, HandButton, CardButton, PlayButton, PlaySelect, RollButton, SameSeatsRematch,
+    RematchButton)

@@ -1,0 +1,64 @@
+"""The Discord side of every table: the desk that builds the parts and hears the manager.
+
+    buttons.py    the DynamicItems and the ``Clicks`` protocol they call (imports nothing
+                  else of this package)
+    clicks.py     clicks (and the commands that share their work) -> manager calls
+    announcer.py  one method per manager event -> messages out
+    recovery.py   after a restart: post only what the channel is missing
+    messages.py   pure builders: lobby, move and turn lines, views
+    hands.py      a hand as a message (DM, "My hand", recovery)
+    pictures.py   board, hand and replay files, drawn off the event loop
+    posts.py      posting in a game's channel; lobby, board and thread bookkeeping
+    dms.py        DM delivery, the closed-door memory, one retry
+    prefs.py      per-server language and layout, per-person language: the only writer
+    replies.py    ephemeral answers and the ``refusals`` guard
+
+Each piece of state has one owner here, with methods; the desk only wires them.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from engine.manager import Event, GameManager
+
+from .announcer import Announcer
+from .buttons import ALL_ITEMS
+from .clicks import TableClicks
+from .dms import DirectMessages
+from .posts import Posts
+from .prefs import Preferences
+from .recovery import Recovery
+
+__all__ = ["ALL_ITEMS", "Desk"]
+
+
+class Desk:
+    """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager) -> None:
+        self.manager = manager
+        self.prefs = Preferences(bot)
+        self.posts = Posts(bot, manager, self.prefs)
+        self.dms = DirectMessages(bot, manager, self.prefs, self.posts)
+        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
+        self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms)
+        self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
+        self._recovered = False
+
+    async def on_event(self, event: Event) -> None:
+        """The manager's listener: every event goes to the announcer."""
+        await self.announcer.on_event(event)
+
+    async def on_ready(self) -> None:
+        """Once per process (on_ready fires again after a fresh IDENTIFY): show again what a
+        restart may have cut off."""
+        if not self._recovered:
+            self._recovered = True
+            await self.recovery.recover()
+
+    def close(self) -> None:
+        """At shutdown: delayed retries are dropped (the next start's recovery shows what
+        they would have)."""
+        self.dms.close()
+        self.announcer.close()

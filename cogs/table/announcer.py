@@ -1,0 +1,225 @@
+"""Messages out: one method per manager event.
+
+The manager commits first and announces after, one game's events in order. Each method
+here turns one event into what the channel and the players see, through the owners of
+the posting and DM bookkeeping (``Posts``, ``DirectMessages``); it keeps no state of its
+own but the delayed board retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+import discord
+
+from engine import EngineError
+from engine.manager import (
+    Event,
+    GameManager,
+    GameOver,
+    GameStarted,
+    HandChanged,
+    LobbyCancelled,
+    LobbyChanged,
+    Moved,
+    SeatChanged,
+    TurnReminder,
+    TurnTimedOut,
+)
+
+from ..i18n import t
+from . import messages
+from .buttons import SameSeatsRematch
+from .dms import DirectMessages
+from .pictures import replay_file
+from .posts import SENDING_FAILED, Posts
+from .prefs import Preferences
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+SHOW_AGAIN_AFTER = 3.0  # seconds before a board Discord refused is shown once more
+
+
+class Announcer:
+    """Turns the manager's events into channel messages, boards and hands."""
+
+    def __init__(self, manager: GameManager, prefs: Preferences, posts: Posts,
+                 dms: DirectMessages) -> None:
+        self._manager = manager
+        self._prefs = prefs
+        self._posts = posts
+        self._dms = dms
+        self._retries: set[asyncio.Task[None]] = set()
+        self._handlers: dict[type[Event], Callable[[Any], Awaitable[None]]] = {
+            LobbyChanged: self.lobby_changed,
+            LobbyCancelled: self.lobby_cancelled,
+            GameStarted: self.game_started,
+            Moved: self.moved,
+            HandChanged: self.hand_changed,
+            SeatChanged: self.seat_changed,
+            TurnReminder: self.turn_reminder,
+            TurnTimedOut: self.turn_timed_out,
+            GameOver: self.game_over,
+        }
+
+    async def on_event(self, event: Event) -> None:
+        """The manager's listener interface."""
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            await handler(event)
+
+    def close(self) -> None:
+        for task in self._retries:
+            task.cancel()
+
+    def _forget(self, game_id: int) -> None:
+        self._posts.forget(game_id)
+        self._dms.forget(game_id)
+
+    # ------------------------------------------------------------------ lobbies
+    async def lobby_changed(self, event: LobbyChanged) -> None:
+        if event.reason == "created" or self._posts.lobby_held(event.table.game_id):
+            return  # the reply to /sequence new (or Rematch, once all are seated) shows it
+        await self._posts.refresh_lobby(event.table)
+
+    async def lobby_cancelled(self, event: LobbyCancelled) -> None:
+        table = event.table
+        lang = self._prefs.guild_lang(table.guild_id)
+        footer = t("lobby.cancelled.idle", lang) if event.reason == "idle" else None
+        await self._posts.refresh_lobby(table, footer=footer)
+        self._forget(table.game_id)
+
+    # ------------------------------------------------------------------ play
+    async def game_started(self, event: GameStarted) -> None:
+        table = event.table
+        await self._posts.refresh_lobby(table)
+        lobby = self._posts.lobby_closed(table.game_id)
+        lang = self._prefs.guild_lang(table.guild_id)
+        if self._prefs.uses_threads(table.guild_id):
+            table = await self._posts.open_thread(table, lobby, lang)
+        obs = event.observation
+        await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
+                                     view=messages.board_view(table, obs, lang),
+                                     ply=table.ply, lang=lang)
+
+    async def moved(self, event: Moved) -> None:
+        table = event.table
+        if event.action == "roll":
+            return  # the roller gets the dice privately; the board follows the placement
+        lang = self._prefs.guild_lang(table.guild_id)
+        obs = event.observation
+        over = bool(obs.get("is_over"))
+        lines = [messages.move_line(table, event, lang)]
+        if not over:
+            # whose turn it was right after this move: boards are announced in order, a
+            # little after the moves (computers may be ahead), and each tells its own moment
+            lines.append(messages.turn_line(table, lang))
+        message = await self._posts.post_board(
+            table, obs, "\n".join(lines),
+            view=None if over else messages.board_view(table, obs, lang), ply=event.ply,
+            lang=lang)
+        if message is None and not over:
+            # Discord refused even after discord.py's own tries: show the position once
+            # more a little later, unless a newer board gets through first. Never a loop.
+            self._later(self._show_board_again(table.game_id, event.ply))
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._retries.add(task)
+        task.add_done_callback(self._retries.discard)
+
+    async def _show_board_again(self, game_id: int, ply: int) -> None:
+        await asyncio.sleep(SHOW_AGAIN_AFTER)
+        if self._posts.boards_posted(game_id).ply > ply:
+            return  # a newer board got through meanwhile
+        try:
+            table = self._manager.get(game_id)
+            if table.status != "playing":
+                return
+            lang = self._prefs.guild_lang(table.guild_id)
+            obs = self._manager.spectator_observation(game_id)
+            await self._posts.post_board(
+                table, obs, "\n".join([t("board.again", lang), messages.turn_line(table, lang)]),
+                view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang)
+        except EngineError:
+            pass  # the game ended meanwhile
+        except Exception:
+            log.exception("could not show the board of game %d again", game_id)
+
+    async def hand_changed(self, event: HandChanged) -> None:
+        if event.table.game != "kids" or event.table.status != "playing":
+            return
+        try:
+            self._manager.get(event.game_id)
+        except EngineError:
+            return  # the game ended while this was waiting its turn: no hand to show now
+        await self._dms.deliver_hand(event.table, event.user_id, event.observation)
+
+    # ------------------------------------------------------------------ seats and timers
+    async def seat_changed(self, event: SeatChanged) -> None:
+        table = event.table
+        lang = self._prefs.guild_lang(table.guild_id)
+        name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
+        await self._posts.post(table, content=t(f"seat.{event.change}", lang, name=name),
+                               allowed_mentions=NO_MENTIONS)
+
+    async def turn_reminder(self, event: TurnReminder) -> None:
+        lang = self._prefs.guild_lang(event.table.guild_id)
+        await self._posts.post(event.table, content=t("timer.reminder", lang,
+                                                      mention=f"<@{event.user_id}>"))
+
+    async def turn_timed_out(self, event: TurnTimedOut) -> None:
+        if event.outcome == "seat_freed":
+            return  # the SeatChanged ("freed") message already says so
+        table = event.table
+        lang = self._prefs.guild_lang(table.guild_id)
+        name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
+        await self._posts.post(table, content=t(f"timer.timed_out.{event.outcome}", lang,
+                                                name=name), allowed_mentions=NO_MENTIONS)
+
+    # ------------------------------------------------------------------ the end
+    async def game_over(self, event: GameOver) -> None:
+        table = event.table
+        lang = self._prefs.guild_lang(table.guild_id)
+        try:
+            if event.reason == "ended":
+                # a moderator may have no seat: a mention shows their name without a ping
+                await self._posts.post(table, content=t("over.ended", lang,
+                                                        name=f"<@{event.ended_by}>"),
+                                       allowed_mentions=NO_MENTIONS)
+                return
+            await self._final_board(event, lang)
+        finally:
+            self._forget(table.game_id)
+
+    async def _final_board(self, event: GameOver, lang: str) -> None:
+        table = event.table
+        lines = [*messages.result_lines(table, event, lang), t("over.rematch", lang)]
+        view = discord.ui.View(timeout=None)
+        view.add_item(SameSeatsRematch(table.game_id, t("button.rematch", lang)))
+        final = await self._posts.post_board(table, event.observation, "\n".join(lines),
+                                             view=messages.stopped(view), ply=table.ply,
+                                             lang=lang, allowed_mentions=NO_MENTIONS)
+        where = self._posts.where(table)
+        # asked of the channel itself, not of the server's setting: after a restart the
+        # game may still be in the thread the bot opened, though threads are off since
+        parent = await self._posts.parent_of(where)
+        if parent is not None:  # the channel the thread hangs from hears how it ended too
+            await self._posts.post(table, channel_id=parent, content=t(
+                "over.in_thread", lang, result=lines[0], thread=f"<#{where}>"),
+                allowed_mentions=NO_MENTIONS)
+        if final is None:
+            return
+        # the replay of a long Dice game takes seconds to draw: the result goes out first,
+        # the animation joins the same message when it is ready
+        replay = await replay_file(await self._manager.load_record(table.game_id),
+                                   messages.seat_names(table, lang), lang)
+        if replay is not None:
+            try:
+                await final.edit(attachments=[*final.attachments, replay])
+            except SENDING_FAILED:
+                log.exception("could not attach the replay of game %d", table.game_id)

@@ -1,0 +1,231 @@
+"""Clicks and the commands that share their work -> manager calls.
+
+Every handler runs inside ``refusals``: a refusal from the manager (or one decided here:
+who is clicking) becomes a translated ephemeral answer. The manager holds every rule; this
+module only knows who clicked, in which language, and what to show them back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+
+from engine import EngineError
+from engine.manager import GameManager, Player, TableView
+
+from ..i18n import card as card_name
+from ..i18n import t
+from . import messages
+from .dms import DirectMessages
+from .hands import hand_payload
+from .posts import Posts
+from .prefs import Preferences, speaker_lang
+from .replies import refusal, refusals, reply
+
+log = logging.getLogger(__name__)
+
+
+class TableClicks:
+    """The ``Clicks`` of ``cogs.table.buttons``: what each button (and its command) does."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
+                 posts: Posts, dms: DirectMessages) -> None:
+        self._bot = bot
+        self._manager = manager
+        self._prefs = prefs
+        self._posts = posts
+        self._dms = dms
+
+    # ------------------------------------------------------------------ lobby
+    async def open_lobby(self, interaction: discord.Interaction, game: str,
+                         options: dict[str, Any]) -> None:
+        """Create a lobby; the reply is the lobby message, kept up to date from then on."""
+        user = interaction.user
+        await interaction.response.defer(thinking=True)
+        async with _placeholder_gone_on_refusal(interaction):
+            table = await self._manager.create_lobby(
+                game, options, Player(user.id, user.display_name), interaction.guild_id,
+                interaction.channel_id or 0)
+        await self._show_new_lobby(interaction, table)
+        if not await self._dms.check(table, user.id, speaker_lang(interaction)):
+            await reply(interaction, t("dm.closed.reply", speaker_lang(interaction)))
+
+    async def _show_new_lobby(self, interaction: discord.Interaction, table: TableView,
+                              content: str | None = None) -> None:
+        """Fill in the "thinking..." placeholder: it becomes the lobby message."""
+        embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id))
+        extra: dict[str, Any] = {} if content is None else {"content": content}
+        message = await interaction.edit_original_response(embed=embed, view=view, **extra)
+        self._posts.lobby_is(table.game_id, message)
+
+    async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
+                          ) -> None:
+        async with refusals(interaction, f"lobby button {what}"):
+            table = self._manager.get(game_id)
+            if table.status != "lobby":
+                raise refusal("game_started")
+            await interaction.response.defer()
+            await self.lobby_action(interaction, table.channel_id, what)
+
+    async def lobby_action(self, interaction: discord.Interaction, channel_id: int, what: str
+                           ) -> None:
+        """Join, leave, start, cancel or add a computer (a button or a command)."""
+        user = interaction.user
+        if what == "join":
+            table = await self._manager.join(channel_id, Player(user.id, user.display_name))
+            lang = speaker_lang(interaction)
+            if not await self._dms.check(table, user.id, lang):
+                await reply(interaction, t("dm.closed.reply", lang))
+        elif what == "leave":
+            await self._manager.leave(channel_id, user.id)
+        elif what == "start":
+            await self._manager.start_game(channel_id, user.id)
+        elif what == "cancel":
+            await self._manager.cancel(channel_id, user.id)
+        elif what.startswith("cpu-"):
+            await self._manager.add_computer(channel_id, user.id, what[4:])
+        else:
+            raise refusal("unknown")
+
+    # ------------------------------------------------------------------ hands and moves
+    def _seat_or_refuse(self, game_id: int, user_id: int) -> TableView:
+        table = self._manager.get(game_id)
+        if self._manager.seat_of(game_id, user_id) is None:
+            raise refusal("not_your_seat")
+        return table
+
+    async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
+        async with refusals(interaction, "hand"):
+            table = self._manager.get(game_id)
+            if self._manager.seat_of(game_id, interaction.user.id) is None:
+                raise refusal("not_a_player")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            obs = self._manager.observation_for(game_id, interaction.user.id)
+            payload = await hand_payload(self._bot, table, obs, speaker_lang(interaction))
+            await interaction.followup.send(ephemeral=True, **payload)
+
+    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
+                         ) -> None:
+        async with refusals(interaction, "card button"):
+            table = self._seat_or_refuse(game_id, interaction.user.id)
+            lang = speaker_lang(interaction)
+            obs = self._manager.observation_for(game_id, interaction.user.id)
+            if table.turn != obs.get("seat"):
+                raise refusal("not_your_turn")
+            if card not in (obs.get("hand") or []):
+                raise refusal("card_not_in_hand")
+            actions = [a for a in obs.get("legal") or []
+                       if a.split("@")[0] == card or a == f"dead:{card}"]
+            if not actions:
+                raise refusal("illegal")
+            key = "prompt.remove" if card == "dragon" else "prompt.space"
+            await reply(interaction, t(key, lang, card=card_name(card, lang)),
+                        view=messages.choices_view(game_id, int(obs["history_length"]),
+                                                   actions, lang))
+
+    async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
+                         ply: int) -> None:
+        async with refusals(interaction, "move button"):
+            self._seat_or_refuse(game_id, interaction.user.id)
+            lang = speaker_lang(interaction)
+            await interaction.response.defer()
+            await self._manager.submit(game_id, interaction.user.id, action, expected_ply=ply)
+            try:
+                await interaction.edit_original_response(
+                    content=t("prompt.played", lang, move=messages.describe(action, lang)),
+                    view=None)
+            except discord.HTTPException:
+                log.debug("could not mark the move prompt as played", exc_info=True)
+
+    async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
+                   ) -> None:
+        async with refusals(interaction, "roll"):
+            self._seat_or_refuse(game_id, interaction.user.id)
+            lang = speaker_lang(interaction)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            obs = self._manager.observation_for(game_id, interaction.user.id)
+            rolled_already = (obs.get("turn") == obs.get("seat")
+                              and "roll" not in (obs.get("legal") or ["roll"]))
+            if not rolled_already:
+                # (already rolled: e.g. the prompt was lost in a restart; offer it again)
+                await self._manager.submit(game_id, interaction.user.id, "roll",
+                                           expected_ply=ply)
+            table = self._manager.get(game_id)
+            obs = self._manager.observation_for(game_id, interaction.user.id)
+            roll = obs.get("last_roll") or ["?", "?"]
+            actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
+            if table.turn != obs.get("seat") or not actions:
+                await interaction.followup.send(
+                    t("moved.roll", lang, name=interaction.user.display_name, a=roll[0],
+                      b=roll[1]), ephemeral=True)
+                return
+            await interaction.followup.send(
+                t("prompt.dice", lang, a=roll[0], b=roll[1]), ephemeral=True,
+                view=messages.choices_view(game_id, table.ply, actions, lang))
+
+    # ------------------------------------------------------------------ rematches
+    async def rematch(self, interaction: discord.Interaction, game: str,
+                      options: dict[str, Any]) -> None:
+        async with refusals(interaction, "rematch"):
+            await self.open_lobby(interaction, game, options)
+
+    async def rematch_same_seats(self, interaction: discord.Interaction, game_id: int
+                                 ) -> None:
+        """A lobby seating the finished game's players and computers again, in the same
+        order, with the same options and a new shuffle. The finished game is read back
+        from the store, so the button works after a restart. The host (the first person
+        still in the game) presses Start; whoever does not want another game presses Leave.
+        A player who left the finished game is not seated again."""
+        async with refusals(interaction, "rematch"):
+            record = await self._manager.load_record(game_id)
+            if record is None or record.status != "finished":
+                raise EngineError("rematch_gone", "That game can no longer be found.")
+            if interaction.user.id not in {s.user_id for s in record.seats}:
+                raise EngineError("rematch_not_a_player", "Only the players can start a rematch.")
+            seats = [s for s in record.seats if not s.left]
+            people = [s for s in seats if s.user_id is not None and s.level is None]
+            if len(seats) < 2 or not people:
+                raise EngineError("rematch_too_few", "Too few players are left for a rematch.")
+            host = people[0]
+            host_id = host.user_id or 0
+            await interaction.response.defer(thinking=True)
+            channel_id = interaction.channel_id or record.channel_id
+            async with _placeholder_gone_on_refusal(interaction):
+                table = await self._manager.create_lobby(
+                    record.kind, dict(record.options), Player(host_id, host.name),
+                    record.guild_id, channel_id, on_leave=record.on_leave)
+            # Seat everyone before the lobby is shown, so it never shows a half-filled table
+            self._posts.hold_lobby(table.game_id)
+            try:
+                for seat in (s for s in seats if s is not host):
+                    try:
+                        if seat.level is not None or seat.user_id is None:
+                            await self._manager.add_computer(channel_id, host_id,
+                                                             seat.level or "medium")
+                        else:
+                            await self._manager.join(channel_id, Player(seat.user_id, seat.name))
+                    except EngineError as exc:
+                        # someone else's lobby call got there first: seat whom we can
+                        log.info("rematch of game %d: could not seat %s again (%s)", game_id,
+                                 seat.name, exc.code)
+            finally:
+                self._posts.release_lobby(table.game_id)
+            table = self._manager.get(table.game_id)
+            await self._show_new_lobby(interaction, table, t(
+                "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
+
+
+@contextlib.asynccontextmanager
+async def _placeholder_gone_on_refusal(interaction: discord.Interaction
+                                       ) -> AsyncIterator[None]:
+    """The public "thinking..." placeholder must not stay behind a refused lobby."""
+    try:
+        yield
+    except Exception:
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+        raise

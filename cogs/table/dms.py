@@ -1,0 +1,149 @@
+"""Direct messages: the hands, the closed-door memory, one retry.
+
+The owner of what the bot knows about each person's DMs. A refused DM (403, the person
+closed their DMs) is not tried again for ``DM_CLOSED_FOR`` seconds, so a person who opens
+their DMs gets hands again later, while a closed door costs at most one request per person
+per ten minutes (Discord bans bots that keep hitting 403s). A passing failure is tried once
+more a little later, never in a loop. The clock is injectable, so tests need not wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import discord
+
+from engine import EngineError
+from engine.manager import GameManager, TableView
+
+from ..i18n import t
+from . import messages
+from .hands import hand_payload, where
+from .posts import SENDING_FAILED, Posts
+from .prefs import Preferences
+
+log = logging.getLogger(__name__)
+
+DM_CLOSED_FOR = 600.0  # seconds a refused DM is not tried again
+RETRY_AFTER = 5.0  # seconds before the one retry of a hand that did not get through
+
+
+class DirectMessages:
+    """Sends hands and notes by DM; remembers who refused them."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
+                 posts: Posts, clock: Callable[[], float] = time.monotonic) -> None:
+        self._bot = bot
+        self._manager = manager
+        self._prefs = prefs
+        self._posts = posts
+        self.clock = clock
+        self._closed: dict[int, float] = {}  # user -> when a DM to them was refused
+        self._open: set[int] = set()  # users a DM reached
+        self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
+        self._retries: set[asyncio.Task[None]] = set()
+
+    def forget(self, game_id: int) -> None:
+        """The game is over: the channel may be told again in the next one."""
+        self._warned = {w for w in self._warned if w[0] != game_id}
+
+    def tracked_games(self) -> int:
+        return len({game for game, _ in self._warned})
+
+    def close(self) -> None:
+        """At shutdown: a hand not yet sent again is shown by the next start's recovery."""
+        for task in self._retries:
+            task.cancel()
+
+    def closed(self, user_id: int) -> bool:
+        """Whether ``user_id`` refused a DM in the last ``DM_CLOSED_FOR`` seconds."""
+        refused = self._closed.get(user_id)
+        if refused is None:
+            return False
+        if self.clock() - refused >= DM_CLOSED_FOR:
+            del self._closed[user_id]  # time to knock once more
+            return False
+        return True
+
+    async def send(self, user_id: int, *, knock: bool = False, **kwargs: Any) -> bool:
+        """Send a DM; False when the user does not take DMs (never retried in a loop).
+        ``knock``: try even if they refused lately (they asked for it, e.g. by joining)."""
+        if not knock and self.closed(user_id):
+            return False
+        try:
+            user = self._bot.get_user(user_id) or await self._bot.fetch_user(user_id)
+            await user.send(**kwargs)
+        except discord.Forbidden:
+            log.info("user %d does not take direct messages", user_id)
+            self._closed[user_id] = self.clock()
+            self._open.discard(user_id)
+            return False
+        except SENDING_FAILED:
+            # not a refusal: the DM may work next time, so the user is not marked closed
+            log.exception("could not send a direct message to user %d", user_id)
+            return False
+        self._open.add(user_id)
+        self._closed.pop(user_id, None)
+        return True
+
+    async def check(self, table: TableView, user_id: int, lang: str) -> bool:
+        """On joining: say hello by DM once, so closed DMs are found before the deal.
+        False only when the user refuses DMs (a passing failure is not a refusal)."""
+        if user_id in self._open:
+            return True
+        await self.send(user_id, knock=True, content=t(
+            "dm.check", lang, game=messages.game_name(table, lang),
+            place=where(self._bot, table, lang)))
+        return not self.closed(user_id)
+
+    async def deliver_hand(self, table: TableView, user_id: int,
+                           obs: dict[str, Any] | None = None, *, retry: bool = True) -> None:
+        """The hand by DM (``obs``: the seat's view to show, default as it is now); if DMs
+        are closed, the channel hears so once per game (without the hand)."""
+        lang = self._prefs.user_lang(user_id, table.guild_id)
+        if obs is None:
+            obs = self._manager.observation_for(table.game_id, user_id)
+        payload = await hand_payload(self._bot, table, obs, lang)
+        if await self.send(user_id, **payload):
+            return
+        if not self.closed(user_id):
+            # A passing failure (rate limit, 5xx beyond discord.py's own tries): try once
+            # more a little later with the hand as it is then; never a loop. The hand is
+            # always there behind "My hand" and /sequence hand meanwhile.
+            if retry:
+                self._later(self._deliver_later(table.game_id, user_id))
+            return
+        if (table.game_id, user_id) in self._warned:
+            return
+        self._warned.add((table.game_id, user_id))
+        glang = self._prefs.guild_lang(table.guild_id)
+        await self._posts.post(table, content=t("dm.closed", glang, mention=f"<@{user_id}>"))
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._retries.add(task)
+        task.add_done_callback(self._retries.discard)
+
+    async def _deliver_later(self, game_id: int, user_id: int) -> None:
+        await asyncio.sleep(RETRY_AFTER)
+        try:
+            table = self._manager.get(game_id)
+            if table.status == "playing":
+                await self.deliver_hand(table, user_id, retry=False)
+        except EngineError:
+            pass  # the game ended meanwhile: no hand to show
+        except Exception:
+            log.exception("could not send the hand of game %d again", game_id)
+
+    async def dm_channel(self, user_id: int) -> discord.DMChannel | None:
+        """A person's DM channel (to read what reached it), None if it cannot be opened."""
+        try:
+            user = self._bot.get_user(user_id) or await self._bot.fetch_user(user_id)
+            return user.dm_channel or await user.create_dm()
+        except SENDING_FAILED:
+            log.warning("could not open the DM of user %d", user_id, exc_info=True)
+            return None

@@ -1,0 +1,41 @@
+"""A Kids hand as a message: the picture, the words over it, a button per card.
+
+Used for the hand by DM, the ephemeral "My hand" and ``/sequence hand``, and by recovery,
+so the three always show the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from engine.manager import TableView
+
+from ..i18n import t
+from . import messages
+from .pictures import hand_file
+
+
+def where(bot: discord.Client, table: TableView, lang: str) -> str:
+    """"#channel in Server": everything sent by DM names the game's place."""
+    channel = bot.get_channel(table.channel_id)
+    guild = bot.get_guild(table.guild_id) if table.guild_id else None
+    return messages.place(lang, getattr(channel, "name", None) or str(table.channel_id),
+                          guild.name if guild else "")
+
+
+async def hand_payload(bot: discord.Client, table: TableView, obs: dict[str, Any], lang: str
+                       ) -> dict[str, Any]:
+    """The hand of the seat ``obs`` belongs to, as keyword arguments for ``send``."""
+    if table.game != "kids":
+        return {"content": t("hand.none", lang)}
+    place = where(bot, table, lang)
+    payload: dict[str, Any] = {"content": messages.hand_text(table, obs, lang, place),
+                               "view": messages.hand_view(table, obs, lang)}
+    caption = t("hand.caption", lang, game=messages.game_name(table, lang), place=place)
+    picture = await hand_file(obs, caption, messages.hand_cards(obs, lang), lang,
+                              table.game_id)
+    if picture is not None:
+        payload["file"] = picture
+    return payload

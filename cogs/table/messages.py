@@ -1,0 +1,239 @@
+"""What a table's messages say: pure builders from a ``TableView`` and an observation.
+
+Nothing here sends, awaits or remembers; every function can be called in a test with a
+hand-made table. Channel and server names come in as words (``place``), so the builders
+need no client either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from engine.manager import GameOver, Moved, TableView
+
+from ..i18n import card as card_name
+from ..i18n import t
+from .buttons import CardButton, HandButton, LobbyButton, PlayButton, PlaySelect, RollButton
+
+MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
+MAX_MENUS = 5
+MENU_SIZE = 25
+
+
+def stopped(view: discord.ui.View) -> discord.ui.View:
+    """Dynamic items are found by custom_id; the view need not be kept per message."""
+    view.stop()
+    return view
+
+
+# ---------------------------------------------------------------------- names
+def seat_names(table: TableView, lang: str) -> list[str]:
+    return [t("computer.name", lang, level=t(f"level.{s.level}", lang)) if s.is_computer
+            else s.name for s in table.seats]
+
+
+def seat_name(table: TableView, seat: int, lang: str) -> str:
+    return seat_names(table, lang)[seat] if 0 <= seat < len(table.seats) else "?"
+
+
+def mention(table: TableView, seat: int | None, lang: str) -> str:
+    if seat is None or seat >= len(table.seats):
+        return ""
+    s = table.seats[seat]
+    if s.is_computer or s.user_id is None:
+        return f"**{seat_names(table, lang)[seat]}**"
+    return f"<@{s.user_id}>"
+
+
+def place(lang: str, channel: str, guild: str) -> str:
+    """Where a game is, for a DM that must say which game it belongs to."""
+    return t("place.channel", lang, channel=channel, guild=guild)
+
+
+def game_name(table: TableView, lang: str) -> str:
+    return t(f"game.{table.game}", lang)
+
+
+# ---------------------------------------------------------------------- lobby
+def lobby_message(table: TableView, lang: str, *, footer: str | None = None
+                  ) -> tuple[discord.Embed, discord.ui.View | None]:
+    """The lobby embed and, while it is open, its buttons. ``footer`` overrides the line
+    under it (e.g. why it was cancelled)."""
+    embed = discord.Embed(title=t("lobby.title", lang, game=game_name(table, lang)),
+                          colour=discord.Colour.blurple())
+    lines = []
+    opts = table.options
+    if table.game == "kids" and opts.get("level"):
+        lines.append(t("lobby.level", lang, level=t(f"choice.level.{opts['level']}", lang)))
+    if table.game == "dice" and opts.get("sequence_length"):
+        lines.append(t("lobby.length", lang, n=opts["sequence_length"]))
+    if opts.get("teams"):
+        lines.append(t("lobby.teams", lang, teams=t("word.yes", lang)))
+    names = seat_names(table, lang)
+    seats = [t("lobby.seat", lang, n=i + 1, name=name) +
+             (" " + t("lobby.host", lang) if s.user_id == table.host_id else "")
+             for i, (s, name) in enumerate(zip(table.seats, names, strict=True))]
+    seats += [t("lobby.open", lang, n=n + 1) for n in range(len(table.seats), 4)]
+    embed.description = "\n".join(lines) if lines else None
+    embed.add_field(name=t("lobby.seats", lang), value="\n".join(seats), inline=False)
+    if table.status != "lobby":
+        key = "lobby.started" if table.status in ("playing", "finished") else "lobby.cancelled"
+        embed.set_footer(text=footer or t(key, lang))
+        return embed, None
+    embed.set_footer(text=footer or t("lobby.help", lang))
+    view = discord.ui.View(timeout=None)
+    gid = table.game_id
+    blue, grey = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
+    view.add_item(LobbyButton(gid, "join", t("button.join", lang), blue, 0))
+    view.add_item(LobbyButton(gid, "leave", t("button.leave", lang), grey, 0))
+    view.add_item(LobbyButton(gid, "start", t("button.start", lang),
+                              discord.ButtonStyle.success, 0))
+    view.add_item(LobbyButton(gid, "cancel", t("button.cancel", lang),
+                              discord.ButtonStyle.danger, 0))
+    for level in ("easy", "medium", "hard"):
+        view.add_item(LobbyButton(gid, f"cpu-{level}", t(
+            "button.computer", lang, level=t(f"level.{level}", lang)), grey, 1))
+    return embed, stopped(view)
+
+
+# ---------------------------------------------------------------------- the table's lines
+def _roll_first(table: TableView, obs: dict[str, Any], name: str, line: str, lang: str
+                ) -> str:
+    roll = obs.get("last_roll")
+    return (t("moved.roll", lang, name=name, a=roll[0], b=roll[1]) + " " + line
+            if roll and table.game == "dice" else line)
+
+
+def move_line(table: TableView, event: Moved, lang: str) -> str:
+    name = seat_name(table, event.seat, lang)
+    action, obs = event.action, event.observation
+    kind, _, space = action.partition("@")
+    if action == "pass":
+        return _roll_first(table, obs, name, t("moved.pass", lang, name=name), lang)
+    if action == "roll":
+        roll = obs.get("last_roll") or ["?", "?"]
+        return t("moved.roll", lang, name=name, a=roll[0], b=roll[1])
+    if kind.startswith("dead:"):
+        return t("moved.exchange", lang, name=name, card=card_name(kind[5:], lang))
+    if table.game == "kids" and space:
+        if kind in ("unicorn", "dragon"):
+            return t(f"moved.{kind}", lang, name=name, space=space)
+        return t("moved.card", lang, name=name, card=card_name(kind, lang), space=space)
+    if kind in ("place", "replace", "remove") and space:
+        return _roll_first(table, obs, name, t(f"moved.{kind}", lang, name=name, space=space),
+                           lang)
+    return t("moved.other", lang, name=name, action=action)
+
+
+def turn_line(table: TableView, lang: str) -> str:
+    if table.turn is None:
+        return ""
+    seat = table.seats[table.turn]
+    if seat.is_computer:
+        return t("turn.computer", lang, name=seat_name(table, table.turn, lang))
+    line = t("turn.mention", lang, mention=mention(table, table.turn, lang))
+    if table.turn_deadline is not None:
+        # Discord shows <t:...:R> as "in 2 minutes" in each reader's own clock
+        line += " " + t("timer.deadline", lang, when=f"<t:{int(table.turn_deadline)}:R>")
+    return line
+
+
+def started_text(table: TableView, obs: dict[str, Any], lang: str) -> str:
+    """Who plays which colour, and whose turn it is."""
+    colours = obs.get("colours") or []
+    side_of = obs.get("side_of_seat") or []
+    names = seat_names(table, lang)
+    seats = ", ".join(
+        t("game.seat", lang, name=mention(table, i, lang) if not s.is_computer else names[i],
+          colour=t(f"colour.{colours[side_of[i]]}", lang))
+        for i, s in enumerate(table.seats))
+    return "\n".join([t("game.started", lang, game=game_name(table, lang), seats=seats),
+                      turn_line(table, lang)])
+
+
+def result_lines(table: TableView, event: GameOver, lang: str) -> list[str]:
+    """The end of a game in words (the first line says who won)."""
+    obs = event.observation
+    if event.draw or event.winner is None:
+        return [t("over.draw", lang)]
+    names = seat_names(table, lang)
+    winners = " & ".join(names[s] for s in event.winning_seats)
+    if not obs.get("winning_line"):
+        return [t("over.win.last", lang, names=winners)]
+    return [t("over.win", lang, names=winners),
+            t("over.line", lang, spaces=", ".join(obs["winning_line"]))]
+
+
+# ---------------------------------------------------------------------- views
+def board_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if table.game == "kids":
+        view.add_item(HandButton(table.game_id, t("button.hand", lang)))
+    elif table.turn is not None and not table.seats[table.turn].is_computer \
+            and "roll" in (obs.get("legal") or ["roll"]):
+        view.add_item(RollButton(table.game_id, table.ply, t("button.roll", lang)))
+    return stopped(view)
+
+
+def action_label(action: str, lang: str) -> str:
+    kind, _, space = action.partition("@")
+    if kind.startswith("dead:"):
+        return t("button.exchange", lang, card=card_name(kind[5:], lang))
+    if kind in ("remove", "replace"):
+        return t(f"autocomplete.{kind}", lang, space=space)
+    return space or action
+
+
+def describe(action: str, lang: str) -> str:
+    """A move in words, for "You played ..."."""
+    if action == "roll":
+        return t("button.roll", lang)
+    kind, _, space = action.partition("@")
+    if kind.startswith("dead:"):
+        return t("button.exchange", lang, card=card_name(kind[5:], lang))
+    if space and kind not in ("place", "remove", "replace"):
+        return f"{card_name(kind, lang)} → {space}"
+    return action_label(action, lang)
+
+
+def choices_view(game_id: int, ply: int, actions: list[str], lang: str) -> discord.ui.View:
+    """Buttons for up to 20 moves; beyond that, select menus of 25 (5 at most)."""
+    view = discord.ui.View(timeout=None)
+    if len(actions) <= MAX_BUTTONS:
+        for action in actions:
+            style = (discord.ButtonStyle.danger if action.startswith(("dead:", "remove@",
+                                                                      "dragon@"))
+                     else discord.ButtonStyle.success)
+            view.add_item(PlayButton(game_id, ply, action, action_label(action, lang), style))
+        return stopped(view)
+    for part, start in enumerate(range(0, min(len(actions), MENU_SIZE * MAX_MENUS),
+                                       MENU_SIZE)):
+        chunk = actions[start:start + MENU_SIZE]
+        options = [discord.SelectOption(label=action_label(a, lang), value=a) for a in chunk]
+        placeholder = t("prompt.spaces", lang, first=action_label(chunk[0], lang),
+                        last=action_label(chunk[-1], lang))
+        view.add_item(PlaySelect(game_id, ply, part, options, placeholder[:150]))
+    return stopped(view)
+
+
+def hand_text(table: TableView, obs: dict[str, Any], lang: str, where: str) -> str:
+    """The words over a hand: which game, where, and whether it is this seat's turn."""
+    your_turn = table.turn is not None and table.turn == obs.get("seat")
+    return "\n".join([t("hand.dm", lang, game=game_name(table, lang), place=where),
+                      t("hand.your_turn" if your_turn else "hand.wait", lang)])
+
+
+def hand_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
+    """A button per card in the hand (dead cards red: they can be exchanged)."""
+    view = discord.ui.View(timeout=None)
+    dead = set(obs.get("dead") or [])
+    for card in dict.fromkeys(obs.get("hand") or []):
+        view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead))
+    return stopped(view)
+
+
+def hand_cards(obs: dict[str, Any], lang: str) -> str:
+    """The hand in words: the alt text of its picture, and how recovery recognises it."""
+    return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])

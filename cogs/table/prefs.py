@@ -1,0 +1,76 @@
+"""Who reads in which language, and how each server lays its games out.
+
+The only writer of these preferences: ``/sequence settings`` tells this object what
+changed (after the store saved it), interactions tell it which language a person reads.
+Loaded from the store when the bot starts, before any cog, so a cog that fails to load
+never costs a server its language or layout.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from engine.store import Store
+
+from ..i18n import lang_of
+
+
+class Preferences:
+    """Per-server language, own-thread and tidy-boards settings; per-person language."""
+
+    def __init__(self, bot: discord.Client) -> None:
+        self._bot = bot
+        self._server_lang: dict[int, str] = {}  # a server's chosen language
+        self._tidy: set[int] = set()  # servers that keep only the latest board
+        self._threads: set[int] = set()  # servers whose games run in threads of their own
+        # the language each person's client shows, as last seen: their DMs use it
+        self._user_lang: dict[int, str] = {}
+
+    async def load(self, store: Store) -> None:
+        self._server_lang = await store.guild_locales()
+        self._tidy = await store.tidy_guilds()
+        self._threads = await store.thread_guilds()
+
+    # ------------------------------------------------------------------ languages
+    def guild_lang(self, guild_id: int | None) -> str:
+        """The language of a server's channel messages: its choice, else its locale."""
+        if guild_id is not None and guild_id in self._server_lang:
+            return self._server_lang[guild_id]
+        guild = self._bot.get_guild(guild_id) if guild_id else None
+        return lang_of(guild.preferred_locale if guild else None)
+
+    def has_chosen_language(self, guild_id: int) -> bool:
+        return guild_id in self._server_lang
+
+    def heard_from(self, interaction: discord.Interaction) -> None:
+        """Remember the language this person's Discord shows (for their DMs later)."""
+        self._user_lang[interaction.user.id] = lang_of(interaction.locale)
+
+    def user_lang(self, user_id: int, guild_id: int | None) -> str:
+        """A person's language, else their server's."""
+        return self._user_lang.get(user_id) or self.guild_lang(guild_id)
+
+    # ------------------------------------------------------------------ layout
+    def tidies(self, guild_id: int | None) -> bool:
+        return guild_id is not None and guild_id in self._tidy
+
+    def uses_threads(self, guild_id: int | None) -> bool:
+        return guild_id is not None and guild_id in self._threads
+
+    # ------------------------------------------------------------------ changes
+    def language_chosen(self, guild_id: int, lang: str) -> None:
+        self._server_lang[guild_id] = lang
+
+    def layout_chosen(self, guild_id: int, *, own_thread: bool, tidy_boards: bool) -> None:
+        for on, guilds in ((tidy_boards, self._tidy), (own_thread, self._threads)):
+            if on:
+                guilds.add(guild_id)
+            else:
+                guilds.discard(guild_id)
+
+
+def speaker_lang(interaction: discord.Interaction) -> str:
+    """The language to answer this interaction in (the reader's own): a pure getter."""
+    return lang_of(interaction.locale)
+
+

@@ -1,0 +1,156 @@
+"""After a restart: show each table again, posting only what its channel is missing.
+
+The manager commits before it announces, so the old process may have died between a move
+and its board, hand or lobby message. Discord keeps what did go out: each table's recent
+messages are compared with what it should show now, and only what is missing is posted
+(nothing is doubled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import discord
+
+from engine import EngineError
+from engine.manager import GameManager, TableView
+
+from ..i18n import t
+from . import messages
+from .dms import DirectMessages
+from .pictures import BOARD, HAND, board_alt
+from .posts import SENDING_FAILED, Posts
+from .prefs import Preferences
+
+log = logging.getLogger(__name__)
+
+RECOVER_AT_ONCE = 4  # tables a restarted bot looks at side by side
+RECENT = 25  # messages read back per channel
+
+
+class Recovery:
+    """Shows the tables this process restored from the database, once, after it starts."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
+                 posts: Posts, dms: DirectMessages) -> None:
+        self._bot = bot
+        self._manager = manager
+        self._prefs = prefs
+        self._posts = posts
+        self._dms = dms
+        # tables created before this moment were restored from the database by this
+        # process and may need showing again (later ones were announced as they happened)
+        self.started_at = time.time()
+
+    async def recover(self) -> None:
+        # Tables are looked at side by side (a few at a time, to stay polite to Discord):
+        # one waiting for a busy game to go quiet must not hold back the others.
+        gate = asyncio.Semaphore(RECOVER_AT_ONCE)
+
+        async def one(table: TableView) -> None:
+            async with gate:
+                try:
+                    if table.status == "lobby":
+                        await self._lobby(table)
+                    elif table.status == "playing":
+                        await self._game(table)
+                except EngineError:
+                    pass  # it ended meanwhile
+                except Exception:
+                    log.exception("could not show game %d again after the restart",
+                                  table.game_id)
+
+        await asyncio.gather(*(one(table) for table in self._manager.tables()
+                               if table.created_at < self.started_at))
+
+    async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
+        try:
+            return [m async for m in messageable.history(limit=RECENT)]
+        except SENDING_FAILED:
+            log.warning("could not read recent messages", exc_info=True)
+            return []
+
+    def _mine(self, message: discord.Message) -> bool:
+        return self._bot.user is not None and message.author.id == self._bot.user.id
+
+    def _newest_picture(self, recent: list[discord.Message], filename: str) -> str | None:
+        """The alt text of the newest picture called ``filename`` that this bot posted."""
+        return next((a.description for m in recent if self._mine(m)
+                     for a in m.attachments if a.filename == filename), None)
+
+    async def _lobby(self, table: TableView) -> None:
+        prefix = f"seq:lobby:{table.game_id}:"
+        for message in await self._recent(self._posts.channel(table)):
+            ids = [getattr(c, "custom_id", None) or "" for row in message.components
+                   for c in getattr(row, "children", [])]
+            if self._mine(message) and any(i.startswith(prefix) for i in ids):
+                self._posts.lobby_is(table.game_id, message)
+                break
+        await self._posts.refresh_lobby(table)
+
+    async def _game(self, table: TableView) -> None:
+        lang = self._prefs.guild_lang(table.guild_id)
+        before = self._posts.boards_posted(table.game_id).count
+        recent = await self._recent(self._posts.channel(table))
+        # A move may be coming in while this restarted process gets ready: wait until the
+        # table is quiet and read the position in that same step (no await between), so
+        # recovery never posts what a move's own board is about to show, nor a stale turn.
+        await self._announcements_done(table.game_id)
+        table = self._manager.get(table.game_id)
+        obs = self._manager.spectator_observation(table.game_id)
+        posted = self._posts.boards_posted(table.game_id)
+        shown = posted.alt if posted.count != before else self._newest_picture(recent, BOARD)
+        await self._board(table, obs, shown, lang)
+        if table.game != "kids":
+            return
+        for seat in table.seats:
+            if seat.user_id is None or seat.is_computer or seat.left or seat.resigned:
+                continue
+            if self._dms.closed(seat.user_id):
+                continue
+            await self._hand(table, seat.user_id)
+
+    async def _announcements_done(self, game_id: int, timeout: float = 5.0) -> None:
+        """Return (without suspending after the last check) once the table is quiet."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._manager.announcing(game_id):
+            if loop.time() > deadline:
+                log.warning("game %d: a move's board is still on its way; recovering anyway",
+                            game_id)
+                return
+            await asyncio.sleep(0.02)
+
+    async def _board(self, table: TableView, obs: dict[str, Any], shown: str | None, lang: str
+                     ) -> None:
+        """Post where the game stands unless the newest board (``shown``: its alt text)
+        shows it already."""
+        names = messages.seat_names(table, lang)
+        alt = await asyncio.to_thread(board_alt, obs, names, lang)
+        if shown == alt:
+            return  # the newest board is of this moment
+
+        def still_current() -> bool:
+            try:
+                # a move that came in meanwhile shows a newer moment on its own board
+                return self._manager.get(table.game_id).ply == table.ply
+            except EngineError:
+                return False  # the game ended meanwhile
+
+        await self._posts.post_board(
+            table, obs, "\n".join([t("board.recovered", lang), messages.turn_line(table, lang)]),
+            view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang, tidy=False,
+            only_if=still_current)
+
+    async def _hand(self, table: TableView, user_id: int) -> None:
+        lang = self._prefs.user_lang(user_id, table.guild_id)
+        obs = self._manager.observation_for(table.game_id, user_id)
+        channel = await self._dms.dm_channel(user_id)
+        if channel is None:
+            return
+        shown = self._newest_picture(await self._recent(channel), HAND)
+        if shown != messages.hand_cards(obs, lang):
+            await self._dms.deliver_hand(table, user_id)
