@@ -12,7 +12,8 @@ dark) mark, so a board still reads in greyscale:
     red: heart   blue: square   green: triangle   yellow: star
 
 A team shares a colour and so a mark. Unknown colour names fall back to a neutral grey
-chip with a ring mark rather than failing.
+chip with a ring mark rather than failing. The free corners carry an outlined sun, a mark no
+chip has: they once had a star, and a child could not tell "free" from "yellow's".
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 RGB = tuple[int, int, int]
-Mark = Literal["heart", "square", "triangle", "star", "ring"]
+Mark = Literal["heart", "square", "triangle", "star", "ring", "sun"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ CHIPS: dict[str, ChipStyle] = {
     "yellow": ChipStyle((240, 228, 66), "star", INK),
 }
 UNKNOWN_CHIP = ChipStyle((128, 128, 128), "ring", WHITE)
+FREE_MARK: Mark = "sun"  # on the free corners: unlike every chip's mark
 
 
 def chip_style(colour: str) -> ChipStyle:

@@ -8,9 +8,14 @@ import itertools
 import math
 
 import pytest
+from PIL import Image, ImageChops, ImageDraw
 
+import engine
+from render import palette as pal
 from render import sprites
-from render.palette import CHIPS
+from render.board import DEFAULT_CELL, board_image, geometry_for
+from render.chips import draw_mark
+from render.palette import CHIPS, FREE_MARK, Mark
 from render.vision import delta_e, simulate_colour
 
 CARDS = ("moose", "penguin", "gorilla", "panda", "turtle", "fox", "elephant", "camel",
@@ -76,3 +81,44 @@ def test_red_and_green_differ_in_lightness_too() -> None:
     # for a red-green colour-blind child, lightness is what is left to tell them apart
     luma = {name: simulate_colour(CHIPS[name].fill, "greyscale")[0] for name in ("red", "green")}
     assert luma["green"] - luma["red"] >= 30, luma
+
+
+def _silhouette(mark: Mark, size: int = 120) -> Image.Image:
+    image = Image.new("1", (size, size), 0)
+    draw_mark(ImageDraw.Draw(image), mark, size / 2, size / 2, size * 0.6, 1)  # type: ignore[arg-type]
+    return image
+
+
+def test_the_free_corners_carry_a_mark_no_players_chip_has() -> None:
+    assert FREE_MARK not in {style.mark for style in CHIPS.values()}
+    free = _silhouette(FREE_MARK)
+    for name, style in CHIPS.items():
+        chip_mark = _silhouette(style.mark)
+        both = ImageChops.logical_and(free, chip_mark).histogram()[255]
+        either = ImageChops.logical_or(free, chip_mark).histogram()[255]
+        assert both / either < 0.5, (name, style.mark)  # a different shape, not a resized one
+
+
+def test_the_board_draws_the_free_mark_on_every_free_corner() -> None:
+    obs = engine.new_game("kids", 2, 0).observation(None)
+    board = board_image(obs, names=["A", "B"], cell=DEFAULT_CELL).convert("RGB")
+    geo = geometry_for(obs, DEFAULT_CELL)
+    corners = [i for i, picture in enumerate(obs["layout"]) if picture == "free"]
+    assert len(corners) == 4
+    for index in corners:
+        x0, y0, x1, y1 = geo.box(index)
+        inset = max(1, round(DEFAULT_CELL * 0.03))
+        size = (x1 - inset - 1) - (x0 + inset)
+        cx, cy = (x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2
+        expected = Image.new("1", board.size, 0)
+        draw_mark(ImageDraw.Draw(expected), FREE_MARK, cx, cy - size * 0.1, size * 0.5, 1)  # type: ignore[arg-type]
+        inked = [board.getpixel(xy) for xy in _points(expected)]
+        drawn = sum(1 for px in inked if math.dist(px, pal.SPACE_EDGE) < 30)  # type: ignore[arg-type]
+        assert drawn / len(inked) > 0.8, (index, drawn, len(inked))
+
+
+def _points(mask: Image.Image) -> list[tuple[int, int]]:
+    box = mask.getbbox()
+    assert box is not None
+    return [(x, y) for y in range(box[1], box[3]) for x in range(box[0], box[2])
+            if mask.getpixel((x, y))]
