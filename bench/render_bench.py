@@ -70,7 +70,7 @@ def naive_board_png(obs: dict[str, Any], names: list[str]) -> bytes:
         draw.rounded_rectangle((x0 + 3, y0 + 3, x1 - 4, y1 - 4), radius=11, fill=pal.SPACE,
                                outline=pal.SPACE_EDGE, width=2)
         if picture == "free":
-            draw_mark(draw, "star", (x0 + x1) / 2, (y0 + y1) / 2 - 9, 45, pal.SPACE_EDGE)
+            draw_mark(draw, pal.FREE_MARK, (x0 + x1) / 2, (y0 + y1) / 2 - 9, 45, pal.SPACE_EDGE)
             draw.text(((x0 + x1) / 2, y1 - 16), "FREE", font=font(16, True), fill=pal.MUTED,
                       anchor="mm")
         elif picture.isdigit():

@@ -221,9 +221,8 @@ def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
         draw.rounded_rectangle(rect, radius=radius, fill=pal.FREE_SPACE, outline=pal.SPACE_EDGE,
                                width=2)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        # An outlined star (not a chip colour) and the word: the corner counts for everyone.
-        draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.5, pal.SPACE_EDGE)
-        draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.3, pal.FREE_SPACE)
+        # An outlined sun (no chip's mark) and the word: the corner counts for everyone.
+        draw_mark(draw, pal.FREE_MARK, cx, cy - size * 0.1, size * 0.5, pal.SPACE_EDGE)
         paste_text(image, word("free", lang), cx, y1 - size * 0.16, round(size * 0.17),
                    pal.MUTED, bold=True, align="centre", max_width=size - 6)
         return

@@ -50,6 +50,16 @@ def draw_mark(draw: ImageDraw.ImageDraw, mark: Mark, cx: float, cy: float, size:
         draw.ellipse((cx, top - r, cx + 2 * r, top + r), fill=colour)
         draw.polygon([(cx - 2 * r + r * 0.06, top + r * 0.35), (cx + 2 * r - r * 0.06,
                       top + r * 0.35), (cx, cy + h * 0.98)], fill=colour)
+    elif mark == "sun":
+        # Outlined, like a drawing of the sun: a ring and eight rays.
+        w = max(1.0, h * 0.2)
+        r = h * 0.48
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=colour, width=round(w))
+        for k in range(8):
+            a = k * math.pi / 4
+            dx, dy = math.cos(a), math.sin(a)
+            draw.line((cx + dx * h * 0.72, cy + dy * h * 0.72, cx + dx * h * 1.05,
+                       cy + dy * h * 1.05), fill=colour, width=round(w))
     else:  # ring
         w = max(1.0, h * 0.3)
         draw.ellipse((cx - h, cy - h, cx + h, cy + h), outline=colour, width=round(w))

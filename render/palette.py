@@ -1,14 +1,19 @@
 """Colours and chip marks.
 
-The seed colours are red, blue, green and yellow (Kids) and green, blue, red (Dice). We use
-the Okabe-Ito shades of them (vermillion, blue, bluish green, yellow), chosen to stay apart
-for the common colour-vision deficiencies, and give every colour its own white (or, on
-yellow, dark) mark as well, so a board still reads in greyscale:
+The seed colours are red, blue, green and yellow (Kids) and green, blue, red (Dice). Blue,
+green and yellow are the Okabe-Ito shades (blue, bluish green, yellow), chosen to stay apart
+for the common colour-vision deficiencies. Okabe-Ito's "vermillion" looks orange to a child
+who is told it is red, so red is a true red (hue 0), darker than the green: under simulated
+deuteranopia and protanopia it stays 45 and 36 CIE Lab units from the green (the vermillion:
+53 and 37, but only 33 from the yellow), and in greyscale its luma is 60 against the green's
+106 (the vermillion's 119 was 13 away). Every colour also has its own white (or, on yellow,
+dark) mark, so a board still reads in greyscale:
 
     red: heart   blue: square   green: triangle   yellow: star
 
 A team shares a colour and so a mark. Unknown colour names fall back to a neutral grey
-chip with a ring mark rather than failing.
+chip with a ring mark rather than failing. The free corners carry an outlined sun, a mark no
+chip has: they once had a star, and a child could not tell "free" from "yellow's".
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 RGB = tuple[int, int, int]
-Mark = Literal["heart", "square", "triangle", "star", "ring"]
+Mark = Literal["heart", "square", "triangle", "star", "ring", "sun"]
 
 
 @dataclass(frozen=True)
@@ -34,12 +39,13 @@ INK: RGB = (34, 34, 38)  # text and outlines: near-black, softer on a phone
 MUTED: RGB = (96, 96, 104)  # secondary text (coordinates, counts)
 
 CHIPS: dict[str, ChipStyle] = {
-    "red": ChipStyle((213, 94, 0), "heart", WHITE),
+    "red": ChipStyle((200, 0, 0), "heart", WHITE),
     "blue": ChipStyle((0, 114, 178), "square", WHITE),
     "green": ChipStyle((0, 158, 115), "triangle", WHITE),
     "yellow": ChipStyle((240, 228, 66), "star", INK),
 }
 UNKNOWN_CHIP = ChipStyle((128, 128, 128), "ring", WHITE)
+FREE_MARK: Mark = "sun"  # on the free corners: unlike every chip's mark
 
 
 def chip_style(colour: str) -> ChipStyle:

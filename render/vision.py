@@ -63,3 +63,24 @@ def simulate(image: Image.Image, vision: Vision) -> Image.Image:
     m = MATRICES[vision]
     matrix = (*m[0], 0.0, *m[1], 0.0, *m[2], 0.0)
     return rgb.point(to_lin).convert("RGB", matrix).point(to_srgb)
+
+
+def lab(rgb: RGB) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour."""
+    r, g, b = (_to_linear(c) for c in rgb)
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    fx, fy, fz = f(x), f(y), f(z)
+    return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+
+
+def delta_e(a: RGB, b: RGB) -> float:
+    """How different two colours look (CIE76: distance in L*a*b*; about 2 is just
+    noticeable, over 30 is plainly a different colour)."""
+    la, lb = lab(a), lab(b)
+    return float(sum((p - q) ** 2 for p, q in zip(la, lb, strict=True)) ** 0.5)

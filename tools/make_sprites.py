@@ -6,17 +6,20 @@ font: Pillow draws it only at size 109 with ``embedded_color=True``), crop to th
 pixels, scale to fit a square and save a PNG. The PNGs are committed so that running the
 bot never needs the emoji font.
 
-There is no ostrich emoji. The ostrich card shows a flamingo redrawn in ostrich colours
-(black body, pale neck and legs): a long-legged bird, which is what the Jax board shows.
+There is no ostrich emoji. The ostrich is drawn here with Pillow (``draw_ostrich``): a
+small head with a beak on a long neck, a big fluffy black body with white wing and tail
+plumes, two long legs, filling its square like the other animals. (It used to be the
+flamingo emoji recoloured: a thin bird on one leg that filled a fifth of its square, the
+hardest card to spot on a phone.) The ostrich needs no font, so it can be redrawn alone:
 
     apt-get install fonts-noto-color-emoji
-    .venv/bin/python tools/make_sprites.py [--font PATH] [--size 128]
+    .venv/bin/python tools/make_sprites.py [--font PATH] [--size 128] [--only ostrich]
 """
 
 from __future__ import annotations
 
 import argparse
-import colorsys
+import math
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -39,7 +42,6 @@ EMOJI: dict[str, str] = {
     "wolf": "\U0001F43A",
     "lion": "\U0001F981",
     "whale": "\U0001F40B",
-    "ostrich": "\U0001F9A9",  # flamingo, recoloured below
     "giraffe": "\U0001F992",
     "alligator": "\U0001F40A",
     "hippo": "\U0001F99B",
@@ -57,7 +59,8 @@ Noto Color Emoji (Debian package fonts-noto-color-emoji 2.042).
 Noto Color Emoji: Copyright 2013-2017 Google Inc. and Arjen Nienhuis.
 The font is licensed under the SIL Open Font License, Version 1.1
 (https://openfontlicense.org). The pictures here are cropped and scaled renderings of its
-glyphs; ostrich.png is the flamingo glyph with its colours changed to an ostrich's.
+glyphs. ostrich.png is not from the font: tools/make_sprites.py draws it (draw_ostrich),
+drawn for this project.
 """
 
 
@@ -71,30 +74,86 @@ def render_glyph(font: ImageFont.FreeTypeFont, char: str) -> Image.Image:
     return canvas.crop(bbox)
 
 
-def ostrich_colours(img: Image.Image) -> Image.Image:
-    """Flamingo to ostrich: the pink body goes black with a white tail, the pink neck and
-    legs go a pale pinkish grey; the beak and eye keep their colours."""
-    px = img.load()
-    assert px is not None
-    w, h = img.size
-    for y in range(h):
-        for x in range(w):
-            r, g, b, a = px[x, y]
-            if a == 0:
-                continue
-            hue, light, sat = colorsys.rgb_to_hls(r / 255, g / 255, b / 255)
-            pinkish = sat > 0.25 and (hue > 0.85 or hue < 0.05)
-            if not pinkish:
-                continue
-            # The body is the wide upper middle of the picture; neck and legs are thin.
-            body = 0.35 * h < y < 0.62 * h and 0.25 * w < x
-            if body:
-                shade = int(40 + 60 * light)
-                px[x, y] = (shade, shade - 6, shade - 8, a)
-            else:
-                grey = int(150 + 80 * light)
-                px[x, y] = (grey, int(grey * 0.85), int(grey * 0.82), a)
-    return img
+# The ostrich's colours: a near-black body, white plumes, pinkish skin on the neck and legs
+# (with a darker edge so they stand out on the pale board space), a yellowish beak.
+BODY = (52, 44, 46)
+PLUME = (250, 248, 242)
+PLUME_EDGE = (178, 172, 164)
+SKIN = (226, 168, 150)
+SKIN_EDGE = (150, 98, 88)
+BEAK = (236, 176, 92)
+BEAK_EDGE = (160, 104, 40)
+EYE_WHITE = (255, 255, 255)
+EYE = (20, 20, 24)
+
+
+def draw_ostrich(size: int = 512) -> Image.Image:
+    """An ostrich facing left, drawn on a 512-unit grid scaled to ``size``, cropped to its
+    visible pixels. Drawn large and scaled down by ``fit_square`` for smooth edges."""
+    s = size / 512
+    image = Image.new("RGBA", (round(size * 1.2), size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (x * s, y * s)
+
+    def oval(cx: float, cy: float, rx: float, ry: float, fill: tuple[int, int, int],
+             outline: tuple[int, int, int] | None = None, width: float = 0) -> None:
+        draw.ellipse((*at(cx - rx, cy - ry), *at(cx + rx, cy + ry)), fill=fill,
+                     outline=outline, width=round(width * s))
+
+    def stroke(points: list[tuple[float, float]], fill: tuple[int, int, int],
+               width: float) -> None:
+        draw.line([at(x, y) for x, y in points], fill=fill, width=round(width * s),
+                  joint="curve")
+        for x, y in (points[0], points[-1]):  # round ends
+            oval(x, y, width / 2, width / 2, fill)
+
+    def feather(cx: float, cy: float, length: float, width: float, angle: float) -> None:
+        a = math.radians(angle)
+        points = []
+        for k in range(24):
+            t = 2 * math.pi * k / 24
+            x, y = length * math.cos(t), width * math.sin(t) * (1 - 0.3 * math.cos(t))
+            points.append(at(cx + x * math.cos(a) - y * math.sin(a),
+                             cy + x * math.sin(a) + y * math.cos(a)))
+        draw.polygon(points, fill=PLUME, outline=PLUME_EDGE, width=round(4 * s))
+
+    # Legs behind the body: thick thighs, long shanks, long toes pointing forward.
+    for hip, knee, ankle, toe in (((296, 330), (316, 404), (294, 490), (244, 500)),
+                                  ((356, 330), (388, 402), (372, 490), (322, 500))):
+        for width, colour in ((40, SKIN_EDGE), (30, SKIN)):
+            stroke([hip, knee], colour, width + 10)
+            stroke([knee, ankle], colour, width)
+            stroke([ankle, toe], colour, width - 4)
+    # The neck: a long, gently curved line from the chest up to the head.
+    neck: list[tuple[float, float]] = [(196, 250), (170, 200), (150, 140), (146, 92), (132, 56)]
+    stroke(neck, SKIN_EDGE, 50)
+    stroke(neck, SKIN, 40)
+    # Tail plumes, fanned up behind the body.
+    for angle in (-62, -36, -10):
+        a = math.radians(angle)
+        feather(444 + 62 * math.cos(a), 214 + 62 * math.sin(a), 74, 30, angle)
+    # The body: a big dark oval, scalloped round the edge so it reads as fluffy feathers.
+    oval(310, 252, 168, 120, BODY)
+    for k in range(9):
+        t = math.pi * (1.05 + 0.9 * k / 8)
+        oval(310 + 160 * math.cos(t), 254 + 114 * math.sin(t), 38, 34, BODY)
+    for k in range(6):
+        t = math.pi * (0.15 + 0.7 * k / 5)
+        oval(310 + 146 * math.cos(t), 254 + 106 * math.sin(t), 34, 30, BODY)
+    # The wing: white plumes on the side.
+    for angle, cx, cy in ((8, 330, 228), (22, 362, 256), (-6, 298, 202)):
+        feather(cx, cy, 86, 30, angle)
+    # A small head with a big eye and a flat beak pointing left.
+    oval(128, 56, 38, 33, SKIN, SKIN_EDGE, 5)
+    draw.polygon([at(104, 48), at(44, 66), at(104, 80)], fill=BEAK, outline=BEAK_EDGE,
+                 width=round(4 * s))
+    oval(126, 50, 11, 11, EYE_WHITE)
+    oval(123, 50, 7, 7, EYE)
+    bbox = image.getchannel("A").getbbox()
+    assert bbox is not None
+    return image.crop(bbox)
 
 
 def fit_square(img: Image.Image, size: int) -> Image.Image:
@@ -111,15 +170,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--font", type=Path, default=DEFAULT_FONT)
     parser.add_argument("--size", type=int, default=128, help="side of each square PNG")
+    parser.add_argument("--only", nargs="+", metavar="CARD", help="make only these cards")
     args = parser.parse_args()
-    font = ImageFont.truetype(str(args.font), 109)
+    cards = args.only or [*EMOJI, "ostrich"]
     OUT.mkdir(parents=True, exist_ok=True)
-    for card, char in EMOJI.items():
-        glyph = render_glyph(font, char)
+    font: ImageFont.FreeTypeFont | None = None
+    for card in cards:
         if card == "ostrich":
-            glyph = ostrich_colours(glyph)
-        fit_square(glyph, args.size).save(OUT / f"{card}.png", optimize=True)
-        print(f"{card:10s} U+{ord(char):05X}")
+            picture = draw_ostrich()
+        else:
+            if font is None:
+                font = ImageFont.truetype(str(args.font), 109)
+            picture = render_glyph(font, EMOJI[card])
+        fit_square(picture, args.size).save(OUT / f"{card}.png", optimize=True)
+        print(card)
     (OUT / "LICENSE.txt").write_text(LICENSE_NOTE)
 
 

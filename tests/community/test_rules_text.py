@@ -7,9 +7,10 @@ import io
 import pytest
 from PIL import Image
 
+from cogs.i18n import t
 from cogs.rules import rules_embed
 from engine.store import GuildSettings
-from render.rules import example_board, rules_png
+from render.rules import example_board, rules_picture, rules_png
 
 
 def text_of(game: str, lang: str, settings: GuildSettings | None = None) -> str:
@@ -66,11 +67,31 @@ def test_a_server_turn_timer_appears_in_the_rules() -> None:
     assert "turtid på 2 min" in norsk and "datamaskinspiller" in norsk
 
 
+PICTURE_WORDS = {"kids": ("unicorn", "dragon", "free", "line"),
+                 "dice": ("roll10", "roll11", "roll_again", "line")}
+PHONE_WIDTH = 400  # about how wide a phone shows an embed's picture
+
+
+def _captions(game: str, lang: str) -> dict[str, str]:
+    return {key: t(f"rules.picture.{game}.{key}" if key == "line" else f"rules.picture.{key}",
+                   lang) for key in PICTURE_WORDS[game]}
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
 @pytest.mark.parametrize("game", ["kids", "dice"])
-def test_the_rules_picture_is_a_png_wider_than_the_board(game: str) -> None:
-    image = Image.open(io.BytesIO(rules_png(game, {"unicorn": "x", "roll10": "y"}, "no")))
+def test_the_rules_picture_is_a_portrait_png_as_wide_as_the_board(game: str, lang: str) -> None:
+    image = Image.open(io.BytesIO(rules_png(game, _captions(game, lang), lang)))
     assert image.format == "PNG"
-    assert image.width > example_board(game).width + 100
+    assert example_board(game).width <= image.width < image.height  # a phone is upright
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+@pytest.mark.parametrize("game", ["kids", "dice"])
+def test_every_rules_caption_reads_on_a_phone(game: str, lang: str) -> None:
+    picture = rules_picture(game, _captions(game, lang), lang)
+    assert len(picture.caption_sizes) == 4  # every caption is drawn
+    scale = PHONE_WIDTH / picture.image.width
+    assert min(picture.caption_sizes) * scale >= 14, (picture.caption_sizes, picture.image.size)
 
 
 def test_the_example_sequence_is_drawn_on_the_board() -> None:
