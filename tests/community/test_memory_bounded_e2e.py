@@ -1,0 +1,40 @@
+"""A bot that plays for months keeps only what its live games need: everything the Discord
+side remembers per game (lobby and board messages, boards posted, threads, "DMs are
+closed" notes) is dropped when the game ends or its lobby is cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from tests.community.play import lobby_of, won_by_resignation
+from tests.e2e.conftest import World
+
+GAMES = 50
+
+
+async def until(done: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Polled: the last step (dropping a game's entries) follows the last Discord call."""
+    async with asyncio.timeout(timeout):
+        while not done():
+            await asyncio.sleep(0.02)
+    assert done(), what
+
+
+async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
+        world: World) -> None:
+    fake, alice, bob = world.discord, world["Alice"], world["Bob"]
+    desk = world.bot.desk
+    manager = world.bot.manager
+    assert desk is not None and manager is not None
+    fake.faults.closed_dms.add(bob.id)  # the channel is told once per game: a note to drop
+    for n in range(GAMES):
+        winner, loser = (alice, bob) if n % 2 else (bob, alice)
+        await won_by_resignation(world, winner, loser, game="dice" if n % 3 == 0 else "kids")
+        # (the replay joins the final board after it: the game's entries go after that)
+        await until(lambda: desk.posts.tracked_games() == 0 and desk.dms.tracked_games() == 0,
+                    f"nothing kept after game {n + 1}")
+    lobby = await lobby_of(world, alice)
+    await (await alice.click(lobby, label="Cancel")).wait_ack()
+    await until(lambda: manager.tables() == [], "the lobby cancelled")
+    await until(lambda: desk.posts.tracked_games() == 0, "nothing kept of the lobby")
