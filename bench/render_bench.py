@@ -18,9 +18,10 @@ from PIL import Image, ImageDraw
 import engine
 import render
 from render import palette as pal
-from render.board import Highlight, geometry_for
+from render.board import Highlight
 from render.chips import draw_mark
 from render.dice_faces import die
+from render.geometry import geometry_for
 from render.sprites import _original
 from render.text import font
 

@@ -9,8 +9,9 @@ from typing import Any
 from PIL import ImageDraw
 
 from . import palette as pal
-from .board import Highlight, board_image, geometry_for
+from .board import Highlight, board_image
 from .encode import png_bytes
+from .geometry import geometry_for
 
 HINT_CELL = 56  # a nudge, smaller than the board message
 

@@ -4,18 +4,18 @@ dice; then whose turn it is or who won) and one slot per seat (chip, name, top d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from PIL import Image, ImageDraw
 
 from . import palette as pal
 from .canvas import Canvas
 from .chips import chip
 from .dice_faces import die
+from .geometry import Geometry
 from .labels import fit_lines, fit_named, fit_whole, label
 from .sprites import sprite
 from .text import lang_of, word
-
-if TYPE_CHECKING:
-    from .board import Geometry
 
 TURN_WORDS = {"en": "{name}'s turn", "no": "Tur: {name}"}
 WIN_WORDS = {"en": "{name} wins!", "no": "{name} vant!"}
@@ -105,9 +105,7 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
     return x + c * 0.3
 
 
-def _deck_icon(w: int, h: int, c: int) -> Any:
-    from PIL import Image, ImageDraw
-
+def _deck_icon(w: int, h: int, c: int) -> Image.Image:
     out = Image.new("RGBA", (w + 6, h + 6), (0, 0, 0, 0))
     draw = ImageDraw.Draw(out)
     for k in (2, 0):
@@ -215,10 +213,8 @@ def _line_centres(cy: float, size: int,
     return [(first + k * pitch, line) for k, line in enumerate(lines)]
 
 
-def _discard_icon(card: str, cw: int, ch: int, c: int) -> Any:
+def _discard_icon(card: str, cw: int, ch: int, c: int) -> Image.Image:
     """A small face-up card with the animal on it."""
-    from PIL import Image, ImageDraw
-
     out = Image.new("RGBA", (cw + 1, ch + 1), (0, 0, 0, 0))
     ImageDraw.Draw(out).rounded_rectangle((0, 0, cw, ch), radius=round(c * 0.05),
                                           fill=pal.CARD_FACE, outline=pal.CARD_EDGE, width=1)

@@ -10,7 +10,7 @@ from typing import Any
 from PIL import Image
 
 import engine
-from render.board import DEFAULT_CELL, Geometry, geometry_for
+from render.geometry import DEFAULT_CELL, Geometry, geometry_for
 from render.palette import CHIPS, RGB
 
 
