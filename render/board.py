@@ -26,7 +26,8 @@ from .geometry import geometry_for as geometry_for  # still here for render.rule
 from .labels import paste_text
 from .legend import draw_legend
 from .sprites import sprite
-from .text import safe_name, word
+from .text import safe_name
+from .words import t
 
 SPRITE_FRACTION = 0.8  # of a space: big pictures, a little paper round them
 
@@ -137,7 +138,7 @@ def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
         # An outlined star (not a chip colour) and the word: the corner counts for everyone.
         draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.5, pal.SPACE_EDGE)
         draw_mark(draw, "star", cx, cy - size * 0.1, size * 0.3, pal.FREE_SPACE)
-        paste_text(image, word("free", lang), cx, y1 - size * 0.16, round(size * 0.17),
+        paste_text(image, t("picture.free", lang), cx, y1 - size * 0.16, round(size * 0.17),
                    pal.MUTED, bold=True, align="centre", max_width=size - 6)
         return
     draw.rounded_rectangle(rect, radius=radius, fill=pal.SPACE, outline=pal.SPACE_EDGE, width=2)
@@ -194,7 +195,7 @@ def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
                       small=hl.removed == hl.last)
     if hl.last:
         _frame(canvas, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
-    seat_names = [safe_name(names[s] if s < len(names) else "", word("player", lang, n=s + 1))
+    seat_names = [safe_name(names[s] if s < len(names) else "", t("picture.player", lang, n=s + 1))
                   for s in range(int(obs["seats"]))]
     draw_legend(canvas, geo, obs, seat_names, lang)
     return canvas.image

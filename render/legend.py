@@ -15,12 +15,8 @@ from .dice_faces import die
 from .geometry import Geometry
 from .labels import fit_lines, fit_named, fit_whole, label
 from .sprites import sprite
-from .text import lang_of, word
+from .words import t
 
-TURN_WORDS = {"en": "{name}'s turn", "no": "Tur: {name}"}
-WIN_WORDS = {"en": "{name} wins!", "no": "{name} vant!"}
-TEAM_WIN_WORDS = {"en": "{name} win!", "no": "{name} vant!"}
-AND = {"en": " & ", "no": " og "}
 PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
 
@@ -85,7 +81,7 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
             canvas.paste(("deck", w, h), lambda: _deck_icon(w, h, c), (x, cy - h / 2 - 5),
                          PANEL)
         x += w + 5 + c * 0.18
-        x += text(word("deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
+        x += text(t("picture.deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
     else:
         roll = obs.get("dice") or obs.get("last_roll")
         if roll and len(roll) == 2:
@@ -101,7 +97,7 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
         n = obs.get("sequence_length")
         if n:
             x += c * 0.2
-            x += text(word("in_a_row", lang, n=n), x, round(c * 0.19), pal.MUTED)
+            x += text(t("picture.in_a_row", lang, n=n), x, round(c * 0.19), pal.MUTED)
     return x + c * 0.3
 
 
@@ -119,21 +115,20 @@ def _status(obs: dict[str, Any], names: Sequence[str],
             lang: str) -> tuple[str, str, str | None] | None:
     """Whose turn it is, who won, or a draw: (the name(s), the template around them, the
     side's chip colour if any); None if there is nothing to say."""
-    lg = lang_of(lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or [])
     winner, turn = obs.get("winner"), obs.get("turn")
     if obs.get("is_over"):
         if winner is None:
-            return word("draw", lang), "{name}", None
+            return t("picture.draw", lang), "{name}", None
         sides = obs.get("sides") or []
         seats = sides[winner] if winner < len(sides) else []
-        text = AND[lg].join(names[s] for s in seats if s < len(names))
-        template = (TEAM_WIN_WORDS if len(seats) > 1 else WIN_WORDS)[lg]
+        text = t("picture.and", lang).join(names[s] for s in seats if s < len(names))
+        template = t("picture.team_wins" if len(seats) > 1 else "picture.wins", lang)
         return text, template, colours[winner] if winner < len(colours) else None
     if isinstance(turn, int) and turn < len(names):
         side = side_of[turn] if turn < len(side_of) else turn
-        return names[turn], TURN_WORDS[lg], colours[side] if side < len(colours) else None
+        return names[turn], t("picture.turn", lang), colours[side] if side < len(colours) else None
     return None
 
 
@@ -187,7 +182,7 @@ def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str,
         canvas.paste(("discard", card, cw, s), lambda: _discard_icon(card, cw, s, c),
                      (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
-    text = name + (f" ({word('left', lang)})" if left else "")
+    text = name + (f" ({t('picture.left', lang)})" if left else "")
     # A long name ("Computer (medium)", "Datamaskin (vanskelig)") is set a little smaller,
     # then on two lines, before it is cut: the level is what tells two computers apart.
     size, lines = fit_lines(text, _layouts(c), True, max(10, int(right - x)))
