@@ -71,7 +71,7 @@ def _describe(obs: dict[str, Any], names: Sequence[str], lang: str,
     mover_name = who[mover] if isinstance(mover, int) and mover < seats else "?"
     if last.get("dice"):
         a, b = last["dice"]
-        parts.append(say("roll", a=a, b=b, total=a + b))
+        parts.append(say("roll", name=mover_name, a=a, b=b, total=a + b))
     if last.get("placed"):
         played = last.get("card")
         extra = say("card", card=card(played, lang).lower()) if played else ""

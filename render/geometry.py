@@ -43,8 +43,23 @@ class Geometry:
         return self.top + self.height * self.cell + self.margin
 
     @property
-    def header_height(self) -> int:
+    def header_rows(self) -> int:
+        """Dice has a second header row: the last roll, with whose it was, in words."""
+        return 2 if self.game == "dice" else 1
+
+    @property
+    def header_row_height(self) -> int:
         return round(self.cell * 0.6)
+
+    @property
+    def header_height(self) -> int:
+        return self.header_rows * self.header_row_height - (self.header_rows - 1) * round(
+            self.cell * 0.1)
+
+    def header_centre(self, row: int) -> float:
+        """The y of the middle of header row ``row`` (0: whose turn; 1: the last roll)."""
+        return (self.legend_top + self.header_row_height / 2 + self.cell * 0.03
+                + row * (self.header_row_height - round(self.cell * 0.1)))
 
     @property
     def row_height(self) -> int:

@@ -26,14 +26,25 @@ def draw_legend(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Seque
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or range(len(names)))
     resigned = list(obs.get("resigned") or [])
+    # The engine knows only that a seat is out; the table adds which of its players left
+    # the game (rather than resigned), when it knows.
+    left_game = list(obs.get("left_game") or [])
     tops: list[str | None] = list(obs.get("discard_tops") or [])
     for seat, name in enumerate(names):
         side = side_of[seat] if seat < len(side_of) else seat
         colour = colours[side] if 0 <= side < len(colours) else ""
         _draw_slot(canvas, geo, seat, name, colour,
                    to_move=obs.get("turn") == seat,
-                   left=bool(seat < len(resigned) and resigned[seat]),
+                   gone=_gone(seat, resigned, left_game),
                    top_discard=tops[seat] if seat < len(tops) else None, lang=lang)
+
+
+def _gone(seat: int, resigned: Sequence[bool], left_game: Sequence[bool]) -> str | None:
+    """Why a seat is out of the game, as a word key: resigned or left; None if it plays."""
+    if not (seat < len(resigned) and resigned[seat]):
+        return None
+    return ("picture.left_game" if seat < len(left_game) and left_game[seat]
+            else "picture.resigned")
 
 
 def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) -> None:
@@ -43,9 +54,11 @@ def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) 
 def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
                  lang: str) -> None:
     c = geo.cell
-    cy = geo.legend_top + geo.header_height / 2 + c * 0.03
+    cy = geo.header_centre(0)
     x = geo.margin + c * 0.2
     right = geo.size[0] - geo.margin - c * 0.2
+    if geo.header_rows > 1:
+        _draw_roll(canvas, geo, obs, names, lang, x, right, geo.header_centre(1))
     status = _status(obs, names, lang)
     if status is not None and obs.get("is_over"):
         # Once the game is over, the deck or the last roll is history: if the winners' names
@@ -64,8 +77,8 @@ def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
 
 def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: str,
                       x: float, cy: float, *, draw: bool) -> float:
-    """The deck (Kids) or the last roll and the row length (Dice) from ``x``; returns where
-    the status may start. With ``draw`` false, only measures."""
+    """The deck (Kids) or the row length (Dice) from ``x``; returns where the status may
+    start. With ``draw`` false, only measures."""
     c = geo.cell
     size = round(c * 0.24)
 
@@ -82,23 +95,61 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
                          PANEL)
         x += w + 5 + c * 0.18
         x += text(t("picture.deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
-    else:
-        roll = obs.get("dice") or obs.get("last_roll")
-        if roll and len(roll) == 2:
-            ds = round(c * 0.44)
-            for value in roll:
-                v = int(value)
-                if draw:
-                    canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
-                                 (x, cy - ds / 2), PANEL)
-                x += ds + c * 0.06
-            x += text(f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, size,
-                      pal.INK) + c * 0.04
-        n = obs.get("sequence_length")
-        if n:
-            x += c * 0.2
-            x += text(t("picture.in_a_row", lang, n=n), x, round(c * 0.19), pal.MUTED)
+        return x + c * 0.3
+    n = obs.get("sequence_length")
+    if n:
+        x += text(t("picture.in_a_row", lang, n=n), x, round(c * 0.21), pal.MUTED)
     return x + c * 0.3
+
+
+def _draw_roll(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+               lang: str, x: float, right: float, cy: float) -> None:
+    """The Dice header's second row: "Last roll: Emma", the two dice and their total.
+    Beside the next player's turn, bare dice read as that player's roll, so the words say
+    whose they were; the label may take two lines so a long name stays whole."""
+    c = geo.cell
+    size = round(c * 0.24)
+    roll, roller = _shown_roll(obs)
+    if roll is None:
+        return
+    name = names[roller] if roller is not None and roller < len(names) else None
+    template = t("picture.last_roll" if name else "picture.last_roll_plain", lang)
+    ds = round(c * 0.44)
+    dice_w = 2 * ds + label("+", size, True).width + label("= 12", size, True).width + c * 0.4
+    lsize, lines = fit_named(template, name or "", _roll_layouts(c), True,
+                             max(c, int(right - x - dice_w)))
+    for y, line in _line_centres(cy, lsize, lines):
+        canvas.text(line, x, y, lsize, pal.INK, PANEL, bold=True)
+    x += max(label(line, lsize, True).width for line in lines) + c * 0.12
+    for k, v in enumerate(roll):
+        if k:
+            x += canvas.text("+", x, cy, size, pal.INK, PANEL, bold=True) + c * 0.05
+        canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
+                     (x, cy - ds / 2), PANEL)
+        x += ds + c * 0.05
+    canvas.text(f"= {roll[0] + roll[1]}", x + c * 0.02, cy, size, pal.INK, PANEL, bold=True)
+
+
+def _shown_roll(obs: dict[str, Any]) -> tuple[tuple[int, int] | None, int | None]:
+    """The roll the header shows and the seat that rolled it (None if not known): the roll
+    of the player to move, once they have rolled, else the last one made."""
+    current = obs.get("dice")
+    if current and len(current) == 2:
+        turn = obs.get("turn")
+        return (int(current[0]), int(current[1])), turn if isinstance(turn, int) else None
+    last_roll = obs.get("last_roll")
+    if not (last_roll and len(last_roll) == 2):
+        return None, None
+    last = obs.get("last") or {}
+    seat = last.get("seat")
+    # The last move's own dice say who rolled; after a skip (no dice), nobody is named.
+    known = isinstance(seat, int) and list(last.get("dice") or []) == list(last_roll)
+    return (int(last_roll[0]), int(last_roll[1])), seat if known else None
+
+
+def _roll_layouts(c: int) -> tuple[tuple[int, int], ...]:
+    """The (font size, lines) the "Last roll: Emma" label may take."""
+    return ((round(c * 0.2), 1), (round(c * 0.18), 2), (round(c * 0.16), 2))
 
 
 def _deck_icon(w: int, h: int, c: int) -> Image.Image:
@@ -120,7 +171,7 @@ def _status(obs: dict[str, Any], names: Sequence[str],
     winner, turn = obs.get("winner"), obs.get("turn")
     if obs.get("is_over"):
         if winner is None:
-            return t("picture.draw", lang), "{name}", None
+            return t("picture.nobody_won", lang), "{name}", None
         sides = obs.get("sides") or []
         seats = sides[winner] if winner < len(sides) else []
         text = t("picture.and", lang).join(names[s] for s in seats if s < len(names))
@@ -153,7 +204,7 @@ def _draw_status(canvas: Canvas, geo: Geometry, status: tuple[str, str, str | No
 
 
 def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str, *,
-               to_move: bool, left: bool, top_discard: str | None, lang: str) -> None:
+               to_move: bool, gone: str | None, top_discard: str | None, lang: str) -> None:
     c = geo.cell
     draw = canvas.draw
     x0, y0, x1, y1 = geo.slot(seat)
@@ -182,15 +233,24 @@ def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str,
         canvas.paste(("discard", card, cw, s), lambda: _discard_icon(card, cw, s, c),
                      (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
-    text = name + (f" ({t('picture.left', lang)})" if left else "")
+    text = name + (f" ({t(gone, lang)})" if gone else "")
     # A long name ("Computer (medium)", "Datamaskin (vanskelig)") is set a little smaller,
     # then on two lines, before it is cut: the level is what tells two computers apart.
     size, lines = fit_lines(text, _layouts(c), True, max(10, int(right - x)))
-    ink = pal.MUTED if left else pal.INK
+    ink = pal.MUTED if gone else pal.INK
+    # Only the name is struck through: the note says why, and must stay readable.
+    struck = len(name) if gone else 0
+    at = 0
     for y, line in _line_centres(cy, size, lines):
         w = canvas.text(line, x, y, size, ink, bg, bold=True)
-        if left:
-            draw.line((x, y, x + w, y), fill=canvas.ink(pal.MUTED), width=2)
+        start = text.find(line, at)
+        if start < 0:  # shortened with an ellipsis: strike what is left of the name
+            start = at
+        at = start + len(line)
+        in_name = line[:max(0, struck - start)].rstrip()
+        if in_name:
+            sw = w if in_name == line else label(in_name, size, True).width
+            draw.line((x, y, x + sw, y), fill=canvas.ink(pal.MUTED), width=2)
 
 
 def _layouts(c: int) -> tuple[tuple[int, int], ...]:
