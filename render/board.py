@@ -10,7 +10,7 @@ palette PNG.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from .geometry import COLUMNS, DEFAULT_CELL, Geometry
 from .geometry import geometry_for as geometry_for  # still here for render.rules
 from .labels import paste_text
 from .legend import draw_legend
+from .marks import MARK
 from .sprites import sprite
 from .text import safe_name
 from .words import t
@@ -47,7 +48,7 @@ class Highlight:
     winning_line: tuple[str, ...] = ()
 
     @classmethod
-    def from_observation(cls, obs: dict[str, Any]) -> Highlight:
+    def from_observation(cls, obs: Mapping[str, Any]) -> Highlight:
         """The default: the observation's last move and winning line."""
         last = obs.get("last") or {}
         removed_side = last.get("removed_side")
@@ -63,18 +64,18 @@ class Highlight:
 
 
 _base_lock = threading.Lock()
-_bases: dict[tuple[str, tuple[str, ...], str, int, int], Layer] = {}
+_bases: dict[tuple[Geometry, tuple[str, ...], str], Layer] = {}
 
 EXACT_COLOURS: tuple[pal.RGB, ...] = (
     *(style.fill for style in pal.CHIPS.values()), pal.UNKNOWN_CHIP.fill,
     pal.WHITE, pal.INK, pal.MUTED, pal.BACKGROUND, pal.SPACE, pal.SPACE_EDGE,
-    pal.FREE_SPACE, pal.DICE_SPACE, pal.TURN_BAND, pal.WIN,
+    pal.FREE_SPACE, pal.DICE_SPACE, pal.TURN_BAND, pal.WIN, MARK,
 )
 
 
 def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Layer:
     """The cached static layer for this geometry, layout and language (built once)."""
-    key = (geo.game, tuple(layout), lang, geo.cell, geo.seats)
+    key = (geo, tuple(layout), lang)
     with _base_lock:
         base = _bases.get(key)
         if base is None:
@@ -118,6 +119,8 @@ def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image
             _draw_kids_space(image, draw, rect, picture, lang)
         else:
             _draw_dice_space(image, draw, rect, picture)
+    if not geo.legend:
+        return image
     # The legend panel.
     top = geo.legend_top
     draw.rounded_rectangle((geo.margin, top, geo.size[0] - geo.margin - 1,
@@ -174,9 +177,27 @@ def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
 def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Image.Image:
     """The board as a palette ('P') image. ``names``: the display name of each seat."""
+    return board_canvas(obs, names=names, lang=lang, highlight=highlight, cell=cell).image
+
+
+def board_canvas(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
+                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Canvas:
+    """The board with its legend, as a canvas a caller may still draw on (the hint's mark)."""
     geo = geometry_for(obs, cell)
-    canvas = Canvas(base_for(geo, obs["layout"], lang))
     hl = highlight if highlight is not None else Highlight.from_observation(obs)
+    canvas = position_canvas(obs, geo, lang, hl)
+    seat_names = [safe_name(names[s] if s < len(names) else "", t("picture.player", lang, n=s + 1))
+                  for s in range(int(obs["seats"]))]
+    draw_legend(canvas, geo, obs, seat_names, lang)
+    return canvas
+
+
+def position_canvas(obs: Mapping[str, Any], geo: Geometry, lang: str,
+                    hl: Highlight) -> Canvas:
+    """The position alone on ``geo``'s cached static layer: the winning line, the chips and
+    the highlights, no legend. Every board picture (the board, the hint, the choice) starts
+    here, so they all draw a position the same way."""
+    canvas = Canvas(base_for(geo, obs["layout"], lang))
     colours: list[str] = list(obs.get("colours") or [])
 
     _draw_winning_line(canvas, geo, hl.winning_line)
@@ -195,10 +216,7 @@ def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
                       small=hl.removed == hl.last)
     if hl.last:
         _frame(canvas, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
-    seat_names = [safe_name(names[s] if s < len(names) else "", t("picture.player", lang, n=s + 1))
-                  for s in range(int(obs["seats"]))]
-    draw_legend(canvas, geo, obs, seat_names, lang)
-    return canvas.image
+    return canvas
 
 
 def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",

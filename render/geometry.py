@@ -5,6 +5,7 @@ under the board. Its own module because the board and its legend both measure wi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ class Geometry:
     height: int
     cell: int
     seats: int
+    legend: bool = True  # False: the board alone (the small choice picture)
 
     @property
     def margin(self) -> int:
@@ -72,6 +74,8 @@ class Geometry:
     @property
     def size(self) -> tuple[int, int]:
         w = self.left + self.width * self.cell + self.margin
+        if not self.legend:
+            return w, self.legend_top
         h = (self.legend_top + self.header_height + self.legend_rows * self.row_height
              + self.margin)
         return w, h
@@ -110,6 +114,7 @@ class Geometry:
         return x0, y0, x0 + half - (self.margin // 2 if col == 0 else 0), y0 + self.row_height
 
 
-def geometry_for(obs: dict[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
+def geometry_for(obs: Mapping[str, Any], cell: int = DEFAULT_CELL, *,
+                 legend: bool = True) -> Geometry:
     return Geometry(str(obs["game"]), int(obs["width"]), int(obs["height"]), cell,
-                    max(1, int(obs["seats"])))
+                    max(1, int(obs["seats"])), legend)

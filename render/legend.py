@@ -3,7 +3,7 @@ dice; then whose turn it is or who won) and one slot per seat (chip, name, top d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -20,7 +20,7 @@ from .words import t
 PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
 
-def draw_legend(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def draw_legend(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                 lang: str) -> None:
     _draw_header(canvas, geo, obs, names, lang)
     colours: list[str] = list(obs.get("colours") or [])
@@ -51,7 +51,7 @@ def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) 
     canvas.paste(("chip", colour, d), lambda: chip(colour, d), (x, y), bg)
 
 
-def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def _draw_header(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                  lang: str) -> None:
     c = geo.cell
     cy = geo.header_centre(0)
@@ -75,7 +75,7 @@ def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
         _draw_status(canvas, geo, status, left=x, right=right, cy=cy)
 
 
-def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: str,
+def _draw_header_left(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], lang: str,
                       x: float, cy: float, *, draw: bool) -> float:
     """The deck (Kids) or the row length (Dice) from ``x``; returns where the status may
     start. With ``draw`` false, only measures."""
@@ -102,7 +102,7 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
     return x + c * 0.3
 
 
-def _draw_roll(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def _draw_roll(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                lang: str, x: float, right: float, cy: float) -> None:
     """The Dice header's second row: "Last roll: Emma", the two dice and their total.
     Beside the next player's turn, bare dice read as that player's roll, so the words say
@@ -130,7 +130,7 @@ def _draw_roll(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequen
     canvas.text(f"= {roll[0] + roll[1]}", x + c * 0.02, cy, size, pal.INK, PANEL, bold=True)
 
 
-def _shown_roll(obs: dict[str, Any]) -> tuple[tuple[int, int] | None, int | None]:
+def _shown_roll(obs: Mapping[str, Any]) -> tuple[tuple[int, int] | None, int | None]:
     """The roll the header shows and the seat that rolled it (None if not known): the roll
     of the player to move, once they have rolled, else the last one made."""
     current = obs.get("dice")
@@ -162,7 +162,7 @@ def _deck_icon(w: int, h: int, c: int) -> Image.Image:
     return out
 
 
-def _status(obs: dict[str, Any], names: Sequence[str],
+def _status(obs: Mapping[str, Any], names: Sequence[str],
             lang: str) -> tuple[str, str, str | None] | None:
     """Whose turn it is, who won, or a draw: (the name(s), the template around them, the
     side's chip colour if any); None if there is nothing to say."""
