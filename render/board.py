@@ -10,7 +10,7 @@ palette PNG.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +21,16 @@ from .canvas import Canvas, Layer
 from .chips import chip, draw_mark
 from .dice_faces import die
 from .encode import make_palette, png_bytes
+from .geometry import COLUMNS, DEFAULT_CELL, Geometry
+from .geometry import geometry_for as geometry_for  # still here for render.rules
 from .labels import paste_text
+from .legend import draw_legend
+from .marks import MARK
 from .sprites import sprite
-from .text import safe_name, word
+from .text import safe_name
+from .words import t
 
-DEFAULT_CELL = 88
 SPRITE_FRACTION = 0.8  # of a space: big pictures, a little paper round them
-COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class Highlight:
     winning_line: tuple[str, ...] = ()
 
     @classmethod
-    def from_observation(cls, obs: dict[str, Any]) -> Highlight:
+    def from_observation(cls, obs: Mapping[str, Any]) -> Highlight:
         """The default: the observation's last move and winning line."""
         last = obs.get("last") or {}
         removed_side = last.get("removed_side")
@@ -57,110 +60,22 @@ class Highlight:
                    winning_line=tuple(obs.get("winning_line") or ()))
 
 
-@dataclass(frozen=True)
-class Geometry:
-    """Where everything is on a board picture of one game kind and size."""
-
-    game: str
-    width: int
-    height: int
-    cell: int
-    seats: int
-
-    @property
-    def margin(self) -> int:
-        return round(self.cell * 0.12)
-
-    @property
-    def gutter(self) -> int:  # room for the coordinates
-        return round(self.cell * 0.3)
-
-    @property
-    def left(self) -> int:
-        return self.margin + self.gutter
-
-    @property
-    def top(self) -> int:
-        return self.margin + self.gutter
-
-    @property
-    def legend_top(self) -> int:
-        return self.top + self.height * self.cell + self.margin
-
-    @property
-    def header_height(self) -> int:
-        return round(self.cell * 0.6)
-
-    @property
-    def row_height(self) -> int:
-        return round(self.cell * 0.56)
-
-    @property
-    def legend_rows(self) -> int:
-        return (self.seats + 1) // 2  # two players per row
-
-    @property
-    def size(self) -> tuple[int, int]:
-        w = self.left + self.width * self.cell + self.margin
-        h = (self.legend_top + self.header_height + self.legend_rows * self.row_height
-             + self.margin)
-        return w, h
-
-    @property
-    def chip_diameter(self) -> int:
-        return round(self.cell * 0.72)
-
-    def index(self, space: str) -> int | None:
-        """The index of a space name, or None if it is not on this board."""
-        space = space.strip().upper()
-        if len(space) < 2 or not space[1:].isdigit():
-            return None
-        col, row = ord(space[0]) - ord("A"), int(space[1:]) - 1
-        if 0 <= col < self.width and 0 <= row < self.height:
-            return row * self.width + col
-        return None
-
-    def box(self, index: int) -> tuple[int, int, int, int]:
-        """The pixel box of a space (left, top, right, bottom), right/bottom exclusive."""
-        row, col = divmod(index, self.width)
-        x, y = self.left + col * self.cell, self.top + row * self.cell
-        return x, y, x + self.cell, y + self.cell
-
-    def centre(self, index: int) -> tuple[int, int]:
-        x0, y0, x1, y1 = self.box(index)
-        return (x0 + x1) // 2, (y0 + y1) // 2
-
-    def slot(self, seat: int) -> tuple[int, int, int, int]:
-        """The legend box of a seat: two per row, in seat order."""
-        inner = self.width * self.cell + self.gutter
-        half = inner // 2
-        row, col = divmod(seat, 2)
-        x0 = self.margin + col * half
-        y0 = self.legend_top + self.header_height + row * self.row_height
-        return x0, y0, x0 + half - (self.margin // 2 if col == 0 else 0), y0 + self.row_height
-
-
-def geometry_for(obs: dict[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
-    return Geometry(str(obs["game"]), int(obs["width"]), int(obs["height"]), cell,
-                    max(1, int(obs["seats"])))
-
-
 # -- the static layer --------------------------------------------------------------------
 
 
 _base_lock = threading.Lock()
-_bases: dict[tuple[str, tuple[str, ...], str, int, int], Layer] = {}
+_bases: dict[tuple[Geometry, tuple[str, ...], str], Layer] = {}
 
 EXACT_COLOURS: tuple[pal.RGB, ...] = (
     *(style.fill for style in pal.CHIPS.values()), pal.UNKNOWN_CHIP.fill,
     pal.WHITE, pal.INK, pal.MUTED, pal.BACKGROUND, pal.SPACE, pal.SPACE_EDGE,
-    pal.FREE_SPACE, pal.DICE_SPACE, pal.TURN_BAND, pal.WIN,
+    pal.FREE_SPACE, pal.DICE_SPACE, pal.TURN_BAND, pal.WIN, MARK,
 )
 
 
 def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Layer:
     """The cached static layer for this geometry, layout and language (built once)."""
-    key = (geo.game, tuple(layout), lang, geo.cell, geo.seats)
+    key = (geo, tuple(layout), lang)
     with _base_lock:
         base = _bases.get(key)
         if base is None:
@@ -204,6 +119,8 @@ def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image
             _draw_kids_space(image, draw, rect, picture, lang)
         else:
             _draw_dice_space(image, draw, rect, picture)
+    if not geo.legend:
+        return image
     # The legend panel.
     top = geo.legend_top
     draw.rounded_rectangle((geo.margin, top, geo.size[0] - geo.margin - 1,
@@ -223,7 +140,7 @@ def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         # An outlined sun (no chip's mark) and the word: the corner counts for everyone.
         draw_mark(draw, pal.FREE_MARK, cx, cy - size * 0.1, size * 0.5, pal.SPACE_EDGE)
-        paste_text(image, word("free", lang), cx, y1 - size * 0.16, round(size * 0.17),
+        paste_text(image, t("picture.free", lang), cx, y1 - size * 0.16, round(size * 0.17),
                    pal.MUTED, bold=True, align="centre", max_width=size - 6)
         return
     draw.rounded_rectangle(rect, radius=radius, fill=pal.SPACE, outline=pal.SPACE_EDGE, width=2)
@@ -259,11 +176,27 @@ def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
 def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Image.Image:
     """The board as a palette ('P') image. ``names``: the display name of each seat."""
-    from .legend import draw_legend  # the legend needs Geometry from here
+    return board_canvas(obs, names=names, lang=lang, highlight=highlight, cell=cell).image
 
+
+def board_canvas(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
+                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Canvas:
+    """The board with its legend, as a canvas a caller may still draw on (the hint's mark)."""
     geo = geometry_for(obs, cell)
-    canvas = Canvas(base_for(geo, obs["layout"], lang))
     hl = highlight if highlight is not None else Highlight.from_observation(obs)
+    canvas = position_canvas(obs, geo, lang, hl)
+    seat_names = [safe_name(names[s] if s < len(names) else "", t("picture.player", lang, n=s + 1))
+                  for s in range(int(obs["seats"]))]
+    draw_legend(canvas, geo, obs, seat_names, lang)
+    return canvas
+
+
+def position_canvas(obs: Mapping[str, Any], geo: Geometry, lang: str,
+                    hl: Highlight) -> Canvas:
+    """The position alone on ``geo``'s cached static layer: the winning line, the chips and
+    the highlights, no legend. Every board picture (the board, the hint, the choice) starts
+    here, so they all draw a position the same way."""
+    canvas = Canvas(base_for(geo, obs["layout"], lang))
     colours: list[str] = list(obs.get("colours") or [])
 
     _draw_winning_line(canvas, geo, hl.winning_line)
@@ -282,10 +215,7 @@ def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
                       small=hl.removed == hl.last)
     if hl.last:
         _frame(canvas, geo, hl.last, pal.LAST_MOVE, pal.LAST_MOVE_INNER)
-    seat_names = [safe_name(names[s] if s < len(names) else "", word("player", lang, n=s + 1))
-                  for s in range(int(obs["seats"]))]
-    draw_legend(canvas, geo, obs, seat_names, lang)
-    return canvas.image
+    return canvas
 
 
 def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",

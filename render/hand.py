@@ -16,7 +16,9 @@ from .dice_faces import die
 from .encode import make_palette, png_bytes, to_palette
 from .labels import paste_text
 from .sprites import sprite
-from .text import card_name, font, lang_of, safe_name, text_width, word
+from .text import font, safe_name, text_width
+from .words import card as card_name
+from .words import lang_of, t
 
 CARDS = ("moose", "penguin", "gorilla", "panda", "turtle", "fox", "elephant", "camel",
          "tiger", "wolf", "lion", "whale", "ostrich", "giraffe", "alligator", "hippo",
@@ -37,9 +39,11 @@ def card_face(card: str, dead: bool, lang: str) -> Image.Image:
     face, edge, width = pal.CARD_FACE, pal.CARD_EDGE, 3
     note = None
     if card == "unicorn":
-        face, edge, width, note = pal.UNICORN_FACE, pal.UNICORN_EDGE, 8, word("any_space", lang)
+        face, edge, width = pal.UNICORN_FACE, pal.UNICORN_EDGE, 8
+        note = t("picture.any_space", lang)
     elif card == "dragon":
-        face, edge, width, note = pal.DRAGON_FACE, pal.DRAGON_EDGE, 8, word("remove_chip", lang)
+        face, edge, width = pal.DRAGON_FACE, pal.DRAGON_EDGE, 8
+        note = t("picture.remove_chip", lang)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), radius=16, fill=face, outline=edge,
                            width=width)
     pic = sprite(card, 128, 0)  # the hand is small: keep every colour
@@ -63,7 +67,7 @@ def _mark_dead(card: Image.Image, draw: ImageDraw.ImageDraw, lang: str) -> None:
     draw.line((14, 14, CARD_W - 15, CARD_H - 15), fill=pal.INK, width=7)
     draw.line((14, CARD_H - 15, CARD_W - 15, 14), fill=pal.INK, width=7)
     draw.rectangle((0, CARD_H // 2 - 20, CARD_W - 1, CARD_H // 2 + 20), fill=pal.INK)
-    paste_text(card, word("dead", lang), CARD_W / 2, CARD_H / 2, 24, pal.WHITE, bold=True,
+    paste_text(card, t("picture.dead", lang), CARD_W / 2, CARD_H / 2, 24, pal.WHITE, bold=True,
                align="centre")
 
 
@@ -89,7 +93,7 @@ def hand_image(obs: dict[str, Any], *, caption: str, lang: str = "en") -> Image.
     width = max(width, 420)
     height = MARGIN + CAPTION_H + CARD_H + MARGIN
     image = Image.new("RGB", (width, height), pal.BACKGROUND)
-    text = safe_name(caption, word("your_hand", lang))
+    text = safe_name(caption, t("picture.your_hand", lang))
     first, rest = _split_caption(text, 22, width - 2 * MARGIN)
     if rest:
         paste_text(image, first, MARGIN, MARGIN + 8, 22, pal.INK, bold=True)

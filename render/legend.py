@@ -3,53 +3,62 @@ dice; then whose turn it is or who won) and one slot per seat (chip, name, top d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PIL import Image, ImageDraw
 
 from . import palette as pal
 from .canvas import Canvas
 from .chips import chip
 from .dice_faces import die
+from .geometry import Geometry
 from .labels import fit_lines, fit_named, fit_whole, label
 from .sprites import sprite
-from .text import lang_of, word
+from .words import t
 
-if TYPE_CHECKING:
-    from .board import Geometry
-
-TURN_WORDS = {"en": "{name}'s turn", "no": "Tur: {name}"}
-WIN_WORDS = {"en": "{name} wins!", "no": "{name} vant!"}
-TEAM_WIN_WORDS = {"en": "{name} win!", "no": "{name} vant!"}
-AND = {"en": " & ", "no": " og "}
 PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
 
-def draw_legend(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def draw_legend(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                 lang: str) -> None:
     _draw_header(canvas, geo, obs, names, lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or range(len(names)))
     resigned = list(obs.get("resigned") or [])
+    # The engine knows only that a seat is out; the table adds which of its players left
+    # the game (rather than resigned), when it knows.
+    left_game = list(obs.get("left_game") or [])
     tops: list[str | None] = list(obs.get("discard_tops") or [])
     for seat, name in enumerate(names):
         side = side_of[seat] if seat < len(side_of) else seat
         colour = colours[side] if 0 <= side < len(colours) else ""
         _draw_slot(canvas, geo, seat, name, colour,
                    to_move=obs.get("turn") == seat,
-                   left=bool(seat < len(resigned) and resigned[seat]),
+                   gone=_gone(seat, resigned, left_game),
                    top_discard=tops[seat] if seat < len(tops) else None, lang=lang)
+
+
+def _gone(seat: int, resigned: Sequence[bool], left_game: Sequence[bool]) -> str | None:
+    """Why a seat is out of the game, as a word key: resigned or left; None if it plays."""
+    if not (seat < len(resigned) and resigned[seat]):
+        return None
+    return ("picture.left_game" if seat < len(left_game) and left_game[seat]
+            else "picture.resigned")
 
 
 def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) -> None:
     canvas.paste(("chip", colour, d), lambda: chip(colour, d), (x, y), bg)
 
 
-def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def _draw_header(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                  lang: str) -> None:
     c = geo.cell
-    cy = geo.legend_top + geo.header_height / 2 + c * 0.03
+    cy = geo.header_centre(0)
     x = geo.margin + c * 0.2
     right = geo.size[0] - geo.margin - c * 0.2
+    if geo.header_rows > 1:
+        _draw_roll(canvas, geo, obs, names, lang, x, right, geo.header_centre(1))
     status = _status(obs, names, lang)
     if status is not None and obs.get("is_over"):
         # Once the game is over, the deck or the last roll is history: if the winners' names
@@ -66,10 +75,10 @@ def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
         _draw_status(canvas, geo, status, left=x, right=right, cy=cy)
 
 
-def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: str,
+def _draw_header_left(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], lang: str,
                       x: float, cy: float, *, draw: bool) -> float:
-    """The deck (Kids) or the last roll and the row length (Dice) from ``x``; returns where
-    the status may start. With ``draw`` false, only measures."""
+    """The deck (Kids) or the row length (Dice) from ``x``; returns where the status may
+    start. With ``draw`` false, only measures."""
     c = geo.cell
     size = round(c * 0.24)
 
@@ -85,29 +94,65 @@ def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: 
             canvas.paste(("deck", w, h), lambda: _deck_icon(w, h, c), (x, cy - h / 2 - 5),
                          PANEL)
         x += w + 5 + c * 0.18
-        x += text(word("deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
-    else:
-        roll = obs.get("dice") or obs.get("last_roll")
-        if roll and len(roll) == 2:
-            ds = round(c * 0.44)
-            for value in roll:
-                v = int(value)
-                if draw:
-                    canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
-                                 (x, cy - ds / 2), PANEL)
-                x += ds + c * 0.06
-            x += text(f"= {int(roll[0]) + int(roll[1])}", x + c * 0.04, size,
-                      pal.INK) + c * 0.04
-        n = obs.get("sequence_length")
-        if n:
-            x += c * 0.2
-            x += text(word("in_a_row", lang, n=n), x, round(c * 0.19), pal.MUTED)
+        x += text(t("picture.deck", lang, n=obs.get("deck_size", 0)), x, size, pal.INK)
+        return x + c * 0.3
+    n = obs.get("sequence_length")
+    if n:
+        x += text(t("picture.in_a_row", lang, n=n), x, round(c * 0.21), pal.MUTED)
     return x + c * 0.3
 
 
-def _deck_icon(w: int, h: int, c: int) -> Any:
-    from PIL import Image, ImageDraw
+def _draw_roll(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
+               lang: str, x: float, right: float, cy: float) -> None:
+    """The Dice header's second row: "Last roll: Emma", the two dice and their total.
+    Beside the next player's turn, bare dice read as that player's roll, so the words say
+    whose they were; the label may take two lines so a long name stays whole."""
+    c = geo.cell
+    size = round(c * 0.24)
+    roll, roller = _shown_roll(obs)
+    if roll is None:
+        return
+    name = names[roller] if roller is not None and roller < len(names) else None
+    template = t("picture.last_roll" if name else "picture.last_roll_plain", lang)
+    ds = round(c * 0.44)
+    dice_w = 2 * ds + label("+", size, True).width + label("= 12", size, True).width + c * 0.4
+    lsize, lines = fit_named(template, name or "", _roll_layouts(c), True,
+                             max(c, int(right - x - dice_w)))
+    for y, line in _line_centres(cy, lsize, lines):
+        canvas.text(line, x, y, lsize, pal.INK, PANEL, bold=True)
+    x += max(label(line, lsize, True).width for line in lines) + c * 0.12
+    for k, v in enumerate(roll):
+        if k:
+            x += canvas.text("+", x, cy, size, pal.INK, PANEL, bold=True) + c * 0.05
+        canvas.paste(("die", v, ds), lambda v=v: die(v, ds),  # type: ignore[misc]
+                     (x, cy - ds / 2), PANEL)
+        x += ds + c * 0.05
+    canvas.text(f"= {roll[0] + roll[1]}", x + c * 0.02, cy, size, pal.INK, PANEL, bold=True)
 
+
+def _shown_roll(obs: Mapping[str, Any]) -> tuple[tuple[int, int] | None, int | None]:
+    """The roll the header shows and the seat that rolled it (None if not known): the roll
+    of the player to move, once they have rolled, else the last one made."""
+    current = obs.get("dice")
+    if current and len(current) == 2:
+        turn = obs.get("turn")
+        return (int(current[0]), int(current[1])), turn if isinstance(turn, int) else None
+    last_roll = obs.get("last_roll")
+    if not (last_roll and len(last_roll) == 2):
+        return None, None
+    last = obs.get("last") or {}
+    seat = last.get("seat")
+    # The last move's own dice say who rolled; after a skip (no dice), nobody is named.
+    known = isinstance(seat, int) and list(last.get("dice") or []) == list(last_roll)
+    return (int(last_roll[0]), int(last_roll[1])), seat if known else None
+
+
+def _roll_layouts(c: int) -> tuple[tuple[int, int], ...]:
+    """The (font size, lines) the "Last roll: Emma" label may take."""
+    return ((round(c * 0.2), 1), (round(c * 0.18), 2), (round(c * 0.16), 2))
+
+
+def _deck_icon(w: int, h: int, c: int) -> Image.Image:
     out = Image.new("RGBA", (w + 6, h + 6), (0, 0, 0, 0))
     draw = ImageDraw.Draw(out)
     for k in (2, 0):
@@ -117,25 +162,24 @@ def _deck_icon(w: int, h: int, c: int) -> Any:
     return out
 
 
-def _status(obs: dict[str, Any], names: Sequence[str],
+def _status(obs: Mapping[str, Any], names: Sequence[str],
             lang: str) -> tuple[str, str, str | None] | None:
     """Whose turn it is, who won, or a draw: (the name(s), the template around them, the
     side's chip colour if any); None if there is nothing to say."""
-    lg = lang_of(lang)
     colours: list[str] = list(obs.get("colours") or [])
     side_of = list(obs.get("side_of_seat") or [])
     winner, turn = obs.get("winner"), obs.get("turn")
     if obs.get("is_over"):
         if winner is None:
-            return word("draw", lang), "{name}", None
+            return t("picture.nobody_won", lang), "{name}", None
         sides = obs.get("sides") or []
         seats = sides[winner] if winner < len(sides) else []
-        text = AND[lg].join(names[s] for s in seats if s < len(names))
-        template = (TEAM_WIN_WORDS if len(seats) > 1 else WIN_WORDS)[lg]
+        text = t("picture.and", lang).join(names[s] for s in seats if s < len(names))
+        template = t("picture.team_wins" if len(seats) > 1 else "picture.wins", lang)
         return text, template, colours[winner] if winner < len(colours) else None
     if isinstance(turn, int) and turn < len(names):
         side = side_of[turn] if turn < len(side_of) else turn
-        return names[turn], TURN_WORDS[lg], colours[side] if side < len(colours) else None
+        return names[turn], t("picture.turn", lang), colours[side] if side < len(colours) else None
     return None
 
 
@@ -160,7 +204,7 @@ def _draw_status(canvas: Canvas, geo: Geometry, status: tuple[str, str, str | No
 
 
 def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str, *,
-               to_move: bool, left: bool, top_discard: str | None, lang: str) -> None:
+               to_move: bool, gone: str | None, top_discard: str | None, lang: str) -> None:
     c = geo.cell
     draw = canvas.draw
     x0, y0, x1, y1 = geo.slot(seat)
@@ -189,15 +233,24 @@ def _draw_slot(canvas: Canvas, geo: Geometry, seat: int, name: str, colour: str,
         canvas.paste(("discard", card, cw, s), lambda: _discard_icon(card, cw, s, c),
                      (cx0, cy - s / 2), bg)
         right = cx0 - c * 0.1
-    text = name + (f" ({word('left', lang)})" if left else "")
+    text = name + (f" ({t(gone, lang)})" if gone else "")
     # A long name ("Computer (medium)", "Datamaskin (vanskelig)") is set a little smaller,
     # then on two lines, before it is cut: the level is what tells two computers apart.
     size, lines = fit_lines(text, _layouts(c), True, max(10, int(right - x)))
-    ink = pal.MUTED if left else pal.INK
+    ink = pal.MUTED if gone else pal.INK
+    # Only the name is struck through: the note says why, and must stay readable.
+    struck = len(name) if gone else 0
+    at = 0
     for y, line in _line_centres(cy, size, lines):
         w = canvas.text(line, x, y, size, ink, bg, bold=True)
-        if left:
-            draw.line((x, y, x + w, y), fill=canvas.ink(pal.MUTED), width=2)
+        start = text.find(line, at)
+        if start < 0:  # shortened with an ellipsis: strike what is left of the name
+            start = at
+        at = start + len(line)
+        in_name = line[:max(0, struck - start)].rstrip()
+        if in_name:
+            sw = w if in_name == line else label(in_name, size, True).width
+            draw.line((x, y, x + sw, y), fill=canvas.ink(pal.MUTED), width=2)
 
 
 def _layouts(c: int) -> tuple[tuple[int, int], ...]:
@@ -215,10 +268,8 @@ def _line_centres(cy: float, size: int,
     return [(first + k * pitch, line) for k, line in enumerate(lines)]
 
 
-def _discard_icon(card: str, cw: int, ch: int, c: int) -> Any:
+def _discard_icon(card: str, cw: int, ch: int, c: int) -> Image.Image:
     """A small face-up card with the animal on it."""
-    from PIL import Image, ImageDraw
-
     out = Image.new("RGBA", (cw + 1, ch + 1), (0, 0, 0, 0))
     ImageDraw.Draw(out).rounded_rectangle((0, 0, cw, ch), radius=round(c * 0.05),
                                           fill=pal.CARD_FACE, outline=pal.CARD_EDGE, width=1)

@@ -10,7 +10,10 @@ from PIL import Image
 import engine
 from cogs.hints import reason_text, suggest
 from engine.ai import Explanation
-from render.hint import hint_png
+from render.geometry import geometry_for
+from render.hint import HINT_CELL, hint_png
+from render.marks import MARK
+from tests.render.helpers import mark_probe, ring_probe
 
 
 def kids_position_with_a_win() -> dict:  # type: ignore[type-arg]
@@ -28,14 +31,18 @@ def test_the_hint_takes_a_win_when_there_is_one() -> None:
     assert "du vinner" in reason_text(why, "no")
 
 
-def test_the_hint_picture_frames_the_space_in_gold() -> None:
+def test_the_hint_picture_marks_the_space_with_the_choice_mark_1() -> None:
     obs = kids_position_with_a_win()
     action, _ = suggest(obs, seed=3)
     png = hint_png(obs, action, names=["Alice", "Bob"])
     assert png is not None
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    colours = {c for _, c in image.getcolors(1 << 20) or []}
-    assert (255, 176, 0) in colours
+    geo = geometry_for(obs, HINT_CELL)
+    index = geo.index(action.partition("@")[2])
+    assert index is not None
+    # The numbered disc sits in the space's corner and the ring runs along its edge.
+    assert image.getpixel(mark_probe(geo, index)) == MARK
+    assert image.getpixel(ring_probe(geo, index)) == MARK
     assert hint_png(obs, "dead:lion", names=["Alice", "Bob"]) is None
 
 

@@ -10,7 +10,8 @@ from typing import Any
 from PIL import Image
 
 import engine
-from render.board import DEFAULT_CELL, Geometry, geometry_for
+from render.geometry import DEFAULT_CELL, Geometry, geometry_for
+from render.marks import disc_centre, disc_diameter, ring_width
 from render.palette import CHIPS, RGB
 
 
@@ -66,3 +67,16 @@ def chip_colour_at(image: Image.Image, xy: tuple[int, int]) -> str | None:
         if near(pixel[:3], style.fill, 24):
             return name
     return None
+
+
+def mark_probe(geo: Geometry, index: int) -> tuple[int, int]:
+    """A point on the numbered disc of space ``index``, left of its number (the digits sit
+    in the middle; the disc's colour is what says "a mark")."""
+    cx, cy = disc_centre(geo, index)
+    return cx - round(disc_diameter(geo.cell) * 0.34), cy
+
+
+def ring_probe(geo: Geometry, index: int) -> tuple[int, int]:
+    """A point on the ring a mark draws along the bottom edge of space ``index``."""
+    x0, _y0, x1, y1 = geo.box(index)
+    return (x0 + x1) // 2, y1 - 2 - ring_width(geo.cell) // 2

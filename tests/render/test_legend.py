@@ -112,3 +112,59 @@ def test_fit_lines_stays_in_the_width_and_cuts_only_what_does_not_fit(
         assert " ".join(lines).split() == text.split()
     if text_width(text, font(LAYOUTS[0][0], True)) <= width:
         assert (size, lines) == (LAYOUTS[0][0], (text,))  # what fits is left alone
+
+
+# -- issue 16: words a family misread ----------------------------------------------------
+
+LAST_ROLL = {"en": "Last roll: {name}", "no": "Siste kast: {name}"}
+NOBODY_WON = {"en": "Nobody won", "no": "Ingen vant"}
+RESIGNED = {"en": "{name} (resigned)", "no": "{name} (ga opp)"}
+LEFT_GAME = {"en": "{name} (left the game)", "no": "{name} (forlot spillet)"}
+
+
+def _after_a_turn_passed(kind: str = "dice") -> dict[str, Any]:
+    """A Dice position where the last roll was made by the player before the one to move."""
+    for moves in range(3, 60):
+        obs = played(kind, 2, moves).observation(None)
+        last = obs.get("last") or {}
+        if (not obs["is_over"] and last.get("dice") and obs.get("dice") is None
+                and last.get("seat") != obs["turn"]):
+            return obs
+    raise AssertionError("no such position")
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+def test_the_dice_header_says_whose_roll_the_dice_are(drawn_text: list[str], lang: str) -> None:
+    obs = _after_a_turn_passed()
+    names = ["Emma", "Mum"]
+    roller = obs["last"]["seat"]
+    a, b = obs["last_roll"]
+    render.board_png(obs, names=names, lang=lang)
+    assert LAST_ROLL[lang].format(name=names[roller]) in drawn_text, drawn_text
+    assert f"= {a + b}" in drawn_text
+    alt = render.alt_text(obs, names=names, lang=lang)
+    assert LAST_ROLL[lang].format(name=names[roller]) + f" {a} + {b} = {a + b}" in alt
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+def test_a_drawn_game_says_nobody_won_not_draw(drawn_text: list[str], lang: str) -> None:
+    obs = {**finished("kids", 2).observation(None), "winner": None, "draw": True,
+           "winning_line": []}
+    render.board_png(obs, names=["Emma", "Mum"], lang=lang)
+    assert NOBODY_WON[lang] in drawn_text
+    assert not {"Draw", "Uavgjort"} & set(drawn_text)
+    alt = render.alt_text(obs, names=["Emma", "Mum"], lang=lang)
+    assert NOBODY_WON[lang] in alt and "draw" not in alt.lower() and "uavgjort" not in alt
+
+
+@pytest.mark.parametrize("lang", ["en", "no"])
+def test_a_resigned_seat_says_resigned_and_a_seat_that_left_says_it_left(
+        drawn_text: list[str], lang: str) -> None:
+    obs = {**played("kids", 3, 6).observation(None), "resigned": [True, False, True],
+           "left_game": [False, False, True]}
+    render.board_png(obs, names=["Emma", "Mum", "Per"], lang=lang)
+    shown = " ".join(drawn_text)  # a slot on two lines is drawn line after line
+    assert RESIGNED[lang].format(name="Emma") in shown, drawn_text
+    assert LEFT_GAME[lang].format(name="Per") in shown, drawn_text
+    assert "Mum (" not in shown
+    assert "(left)" not in shown and "(forlot)" not in shown

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from render.labels import label
-from render.text import ELLIPSIS, _has_glyph, card_name, fit, font, safe_name, text_width, word
+from render.text import ELLIPSIS, _has_glyph, fit, font, safe_name, text_width
+from render.words import card, t
 
 
 @pytest.mark.parametrize(("name", "shown"), [
@@ -43,7 +44,7 @@ def test_fit_shortens_with_an_ellipsis_to_the_width() -> None:
 
 
 def test_words_and_card_names_in_both_languages() -> None:
-    assert word("free", "en") == "FREE" and word("free", "no") == "ÅPENT"
-    assert word("deck", "nb", n=3) == "Kortstokk: 3"
-    assert card_name("ostrich", "no") == "Struts" and card_name("unicorn", "no") == "Enhjørning"
-    assert word("free", "de") == "FREE"  # unknown languages fall back to English
+    assert t("picture.free", "en") == "FREE" and t("picture.free", "no") == "ÅPENT"
+    assert t("picture.deck", "nb", n=3) == "Kortstokk: 3"
+    assert card("ostrich", "no") == "Struts" and card("unicorn", "no") == "Enhjørning"
+    assert t("picture.free", "de") == "FREE"  # unknown languages fall back to English
