@@ -70,12 +70,16 @@ async def show_hint(manager: GameManager, interaction: discord.Interaction, tabl
     names = messages.seat_names(table, lang)
     seed = table.game_id * 100_003 + table.ply
 
-    def work() -> tuple[str, Explanation, bytes | None]:
-        action, why = suggest(obs, seed)
-        return action, why, hint_png(obs, action, names=names, lang=lang)
+    legal = list(obs["legal"])
 
-    action, why, png = await asyncio.to_thread(work)
-    lines = [t("reply.hint", lang, move=messages.describe(action, lang)),
+    def work() -> tuple[str, str, Explanation, bytes | None]:
+        action, why = suggest(obs, seed)
+        words, number = messages.suggestion(action, legal, lang)
+        return action, words, why, hint_png(obs, action, names=names, lang=lang,
+                                             number=number or 1)
+
+    action, words, why, png = await asyncio.to_thread(work)
+    lines = [t("reply.hint", lang, move=words),
              t("hint.reason", lang, reason=reason_text(why, lang))]
     kwargs: dict[str, Any] = {}
     if png is not None:

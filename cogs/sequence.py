@@ -224,18 +224,22 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         needle = current.casefold().strip()
         choices: list[Choice[str]] = []
         if table is not None and table.game == "dice":
-            for action in legal:
-                kind, _, space = action.partition("@")
-                if space:
-                    choices.append(Choice(name=t(f"autocomplete.{kind}", lang, space=space),
-                                          value=action))
+            for n, action in messages.numbered([a for a in legal if "@" in a]):
+                choices.append(Choice(name=messages.numbered_label(n, action, lang),
+                                      value=action))
         else:
             typed = str(getattr(interaction.namespace, "card", "") or "")
             card_id = CARD_IDS.get(typed.casefold(), typed.lower())
-            for action in legal:
-                kind, _, space = action.partition("@")
-                if space and (not card_id or kind == card_id):
-                    choices.append(Choice(name=space, value=space))
+            kinds = [card_id] if card_id else list(dict.fromkeys(
+                a.partition("@")[0] for a in legal if "@" in a))
+            for kind in kinds:
+                # numbered as on the choice picture of that card: "Lion - space 2 (B3)"
+                for n, action in messages.numbered([a for a in legal
+                                                    if a.partition("@")[0] == kind]):
+                    space = action.partition("@")[2]
+                    choices.append(Choice(name=t("autocomplete.card_space", lang,
+                                                 card=i18n.card(kind, lang), n=n, space=space),
+                                          value=space))
             choices = list({c.value: c for c in choices}.values())
         return [c for c in choices if needle in c.name.casefold()][:25]
 

@@ -16,9 +16,10 @@ HINT_CELL = 56  # a nudge, smaller than the board message
 
 
 def hint_png(obs: dict[str, Any], action: str, *, names: Sequence[str], lang: str = "en",
-             cell: int = HINT_CELL) -> bytes | None:
-    """The board of ``obs`` with ``action``'s space marked "1"; None for a move with no
-    space (a roll, a pass, a dead-card exchange)."""
+             cell: int = HINT_CELL, number: int = 1) -> bytes | None:
+    """The board of ``obs`` with ``action``'s space marked ``number`` (the number that
+    space has on the card's choice picture); None for a move with no space (a roll, a
+    pass, a dead-card exchange)."""
     space = action.partition("@")[2]
     geo = geometry_for(obs, cell)
     index = geo.index(space) if space else None
@@ -26,5 +27,5 @@ def hint_png(obs: dict[str, Any], action: str, *, names: Sequence[str], lang: st
         return None
     canvas = board_canvas({**obs, "last": None}, names=names, lang=lang,
                           highlight=Highlight(), cell=cell)
-    draw_space_mark(canvas, geo, index, 1, around_chip=obs["board"][index] is not None)
+    draw_space_mark(canvas, geo, index, number, around_chip=obs["board"][index] is not None)
     return png_bytes(canvas.image)

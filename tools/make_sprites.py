@@ -24,33 +24,14 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from render.emoji import CARD_EMOJI, DRAWN_BY_HAND
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "sprites"
 DEFAULT_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
-# Card id -> emoji. Faces where the whole body reads badly at small sizes (tiger).
-EMOJI: dict[str, str] = {
-    "moose": "\U0001FACE",
-    "penguin": "\U0001F427",
-    "gorilla": "\U0001F98D",
-    "panda": "\U0001F43C",
-    "turtle": "\U0001F422",
-    "fox": "\U0001F98A",
-    "elephant": "\U0001F418",
-    "camel": "\U0001F42B",
-    "tiger": "\U0001F42F",
-    "wolf": "\U0001F43A",
-    "lion": "\U0001F981",
-    "whale": "\U0001F40B",
-    "giraffe": "\U0001F992",
-    "alligator": "\U0001F40A",
-    "hippo": "\U0001F99B",
-    "shark": "\U0001F988",
-    "kangaroo": "\U0001F998",
-    "zebra": "\U0001F993",
-    "unicorn": "\U0001F984",
-    "dragon": "\U0001F409",
-}
+# Card id -> emoji (render.emoji, also on the Discord buttons), the ostrich drawn by hand.
+EMOJI: dict[str, str] = {card: e for card, e in CARD_EMOJI.items() if card not in DRAWN_BY_HAND}
 
 LICENSE_NOTE = """\
 The animal pictures in this folder (*.png) were made by tools/make_sprites.py from

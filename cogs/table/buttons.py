@@ -117,9 +117,10 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HAND):
 class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CARD):
     """A card of a Kids hand: click it to see where it can go."""
 
-    def __init__(self, game_id: int, card: str, label: str = "?", dead: bool = False) -> None:
+    def __init__(self, game_id: int, card: str, label: str = "?", dead: bool = False,
+                 emoji: str | None = None) -> None:
         style = discord.ButtonStyle.danger if dead else discord.ButtonStyle.primary
-        super().__init__(discord.ui.Button(label=label, style=style,
+        super().__init__(discord.ui.Button(label=label, style=style, emoji=emoji,
                                            custom_id=f"seq:card:{game_id}:{card}"))
         self.game_id, self.card = game_id, card
 
@@ -140,8 +141,9 @@ class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=PLAY):
     """
 
     def __init__(self, game_id: int, ply: int, action: str, label: str = "?",
-                 style: discord.ButtonStyle = discord.ButtonStyle.success) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style,
+                 style: discord.ButtonStyle = discord.ButtonStyle.success,
+                 emoji: str | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, emoji=emoji,
                                            custom_id=f"seq:play:{game_id}:{ply}:{action}"))
         self.game_id, self.ply, self.action = game_id, ply, action
 

@@ -22,6 +22,7 @@ from ..i18n import t
 from . import messages
 from .dms import DirectMessages
 from .hands import hand_payload
+from .pictures import choice_file
 from .posts import Posts
 from .prefs import Preferences, speaker_lang
 from .replies import refusal, refusals, reply
@@ -51,7 +52,8 @@ class TableClicks:
                 game, options, Player(user.id, user.display_name), interaction.guild_id,
                 interaction.channel_id or 0)
         await self._show_new_lobby(interaction, table)
-        if not await self._dms.check(table, user.id, speaker_lang(interaction)):
+        if table.game == "kids" and not await self._dms.check(table, user.id,
+                                                              speaker_lang(interaction)):
             await reply(interaction, t("dm.closed.reply", speaker_lang(interaction)))
 
     async def _show_new_lobby(self, interaction: discord.Interaction, table: TableView,
@@ -78,7 +80,8 @@ class TableClicks:
         if what == "join":
             table = await self._manager.join(channel_id, Player(user.id, user.display_name))
             lang = speaker_lang(interaction)
-            if not await self._dms.check(table, user.id, lang):
+            # (Sequence Dice sends nothing by DM: no hand, so no door to knock on)
+            if table.game == "kids" and not await self._dms.check(table, user.id, lang):
                 await reply(interaction, t("dm.closed.reply", lang))
         elif what == "leave":
             await self._manager.leave(channel_id, user.id)
@@ -123,9 +126,22 @@ class TableClicks:
             if not actions:
                 raise refusal("illegal")
             key = "prompt.remove" if card == "dragon" else "prompt.space"
-            await reply(interaction, t(key, lang, card=card_name(card, lang)),
-                        view=messages.choices_view(game_id, int(obs["history_length"]),
-                                                   actions, lang))
+            question = t(key, lang, card=card_name(card, lang), the_card=t(f"the_card.{card}",
+                                                                            lang))
+            await self._offer(interaction, game_id, obs, actions, question, lang,
+                              removing=card == "dragon")
+
+    async def _offer(self, interaction: discord.Interaction, game_id: int,
+                     obs: dict[str, Any], actions: list[str], question: str, lang: str, *,
+                     removing: bool) -> None:
+        """The choices for one move: the small board with the spaces numbered, and the
+        buttons (or menus) with the same numbers, as an ephemeral reply."""
+        spaces = messages.spaces_of(actions)
+        picture = await choice_file(obs, spaces, lang, game_id, removing=removing)
+        lines = [question, t("prompt.pick_number", lang)] if spaces else [question]
+        view = messages.choices_view(game_id, int(obs["history_length"]), actions, lang)
+        extra: dict[str, Any] = {} if picture is None else {"file": picture}
+        await reply(interaction, "\n".join(lines), view=view, **extra)
 
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
@@ -137,7 +153,7 @@ class TableClicks:
             try:
                 await interaction.edit_original_response(
                     content=t("prompt.played", lang, move=messages.describe(action, lang)),
-                    view=None)
+                    view=None, attachments=[])
             except discord.HTTPException:
                 log.debug("could not mark the move prompt as played", exc_info=True)
 
@@ -163,9 +179,9 @@ class TableClicks:
                     t("moved.roll", lang, name=interaction.user.display_name, a=roll[0],
                       b=roll[1]), ephemeral=True)
                 return
-            await interaction.followup.send(
-                t("prompt.dice", lang, a=roll[0], b=roll[1]), ephemeral=True,
-                view=messages.choices_view(game_id, table.ply, actions, lang))
+            await self._offer(interaction, game_id, obs, actions,
+                              t("prompt.dice", lang, a=roll[0], b=roll[1]), lang,
+                              removing=all(a.startswith("remove@") for a in actions))
 
     # ------------------------------------------------------------------ rematches
     async def rematch(self, interaction: discord.Interaction, game: str,

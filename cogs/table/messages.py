@@ -7,11 +7,13 @@ need no client either.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import discord
 
 from engine.manager import GameOver, Moved, TableView
+from render.emoji import CARD_EMOJI, number_emoji
 
 from ..i18n import card as card_name
 from ..i18n import t
@@ -30,8 +32,19 @@ def stopped(view: discord.ui.View) -> discord.ui.View:
 
 # ---------------------------------------------------------------------- names
 def seat_names(table: TableView, lang: str) -> list[str]:
-    return [t("computer.name", lang, level=t(f"level.{s.level}", lang)) if s.is_computer
-            else s.name for s in table.seats]
+    """Each seat's name; computers by level, numbered when two share a level (two
+    "Computer (medium)" in one legend would be one name for two players)."""
+    levels = Counter(s.level for s in table.seats if s.is_computer)
+    numbers = iter(range(1, len(table.seats) + 1))
+    names = []
+    for s in table.seats:
+        if not s.is_computer:
+            names.append(s.name)
+            continue
+        level = t(f"level.{s.level}", lang)
+        names.append(t("computer.name.numbered", lang, n=next(numbers), level=level)
+                     if levels[s.level] > 1 else t("computer.name", lang, level=level))
+    return names
 
 
 def seat_name(table: TableView, seat: int, lang: str) -> str:
@@ -149,8 +162,23 @@ def started_text(table: TableView, obs: dict[str, Any], lang: str) -> str:
         t("game.seat", lang, name=mention(table, i, lang) if not s.is_computer else names[i],
           colour=t(f"colour.{colours[side_of[i]]}", lang))
         for i, s in enumerate(table.seats))
-    return "\n".join([t("game.started", lang, game=game_name(table, lang), seats=seats),
-                      turn_line(table, lang)])
+    lines = [t("game.started", lang, game=game_name(table, lang), seats=seats)]
+    rounds = obs.get("opening_rolls") or []
+    if rounds and table.turn is not None:  # Sequence Dice: the roll-off, as at a table
+        lines += opening_lines(rounds, names, lang)
+        lines.append(t("opening.starts", lang, name=names[table.turn]))
+    lines.append(turn_line(table, lang))
+    return "\n".join(lines)
+
+
+def opening_lines(rounds: list[list[list[int]]], names: list[str], lang: str) -> list[str]:
+    """Each round of the opening roll-off (``[seat, a, b]`` per roll); ties roll again."""
+    lines = []
+    for number, rolls in enumerate(rounds):
+        said = ", ".join(t("opening.roll", lang, name=names[seat] if seat < len(names) else "?",
+                           a=a, b=b, total=a + b) for seat, a, b in rolls)
+        lines.append(t("opening.again" if number else "opening.rolls", lang, rolls=said))
+    return lines
 
 
 def result_lines(table: TableView, event: GameOver, lang: str) -> list[str]:
@@ -198,31 +226,98 @@ def describe(action: str, lang: str) -> str:
     return action_label(action, lang)
 
 
+def numbered(actions: list[str]) -> list[tuple[int | None, str]]:
+    """Number the moves with a space 1, 2, 3 ... in the order given (the numbers on the
+    choice picture); a move without a space (a dead-card exchange) has no number."""
+    out: list[tuple[int | None, str]] = []
+    n = 0
+    for action in actions:
+        if "@" in action:
+            n += 1
+            out.append((n, action))
+        else:
+            out.append((None, action))
+    return out
+
+
+def spaces_of(actions: list[str]) -> list[str]:
+    """The spaces of the numbered moves, in number order (what the picture marks)."""
+    return [a.partition("@")[2] for n, a in numbered(actions) if n is not None]
+
+
+def number_of(actions: list[str], action: str) -> int | None:
+    """The number ``action`` has among ``actions`` (as on the picture), if any."""
+    return next((n for n, a in numbered(actions) if a == action), None)
+
+
 def choices_view(game_id: int, ply: int, actions: list[str], lang: str) -> discord.ui.View:
-    """Buttons for up to 20 moves; beyond that, select menus of 25 (5 at most)."""
+    """Buttons for up to 20 moves; beyond that, select menus of 25 (5 at most). Each move
+    with a space carries its number from the picture (as a keycap emoji up to ten), then
+    the coordinate, the parents' hint."""
     view = discord.ui.View(timeout=None)
+    moves = numbered(actions)
     if len(actions) <= MAX_BUTTONS:
-        for action in actions:
+        for n, action in moves:
             style = (discord.ButtonStyle.danger if action.startswith(("dead:", "remove@",
                                                                       "dragon@"))
                      else discord.ButtonStyle.success)
-            view.add_item(PlayButton(game_id, ply, action, action_label(action, lang), style))
+            label = action_label(action, lang)
+            emoji = number_emoji(n) if n is not None else _card_emoji(action)
+            if n is not None and emoji is None:
+                label = t("button.space.numbered", lang, n=n, label=label)
+            view.add_item(PlayButton(game_id, ply, action, label, style, emoji=emoji))
         return stopped(view)
     for part, start in enumerate(range(0, min(len(actions), MENU_SIZE * MAX_MENUS),
                                        MENU_SIZE)):
-        chunk = actions[start:start + MENU_SIZE]
-        options = [discord.SelectOption(label=action_label(a, lang), value=a) for a in chunk]
-        placeholder = t("prompt.spaces", lang, first=action_label(chunk[0], lang),
-                        last=action_label(chunk[-1], lang))
+        chunk = moves[start:start + MENU_SIZE]
+        options = [discord.SelectOption(label=numbered_label(n, a, lang), value=a,
+                                        emoji=number_emoji(n) if n is not None else None)
+                   for n, a in chunk]
+        placeholder = t("prompt.spaces", lang, first=numbered_label(*chunk[0], lang),
+                        last=numbered_label(*chunk[-1], lang))
         view.add_item(PlaySelect(game_id, ply, part, options, placeholder[:150]))
     return stopped(view)
 
 
-def hand_text(table: TableView, obs: dict[str, Any], lang: str, where: str) -> str:
-    """The words over a hand: which game, where, and whether it is this seat's turn."""
-    your_turn = table.turn is not None and table.turn == obs.get("seat")
+def same_choice(action: str, legal: list[str]) -> list[str]:
+    """The moves offered together with ``action`` (one card's spaces, or one roll's), so
+    its number matches the choice picture a player sees for it."""
+    kind = action.partition("@")[0]
+    if kind in ("place", "replace", "remove"):  # a Dice roll offers all its spaces at once
+        return [a for a in legal if "@" in a]
+    return [a for a in legal if a.partition("@")[0] == kind]
+
+
+def suggestion(action: str, legal: list[str], lang: str) -> tuple[str, int | None]:
+    """A suggested move in the words and numbers of the choices ("play Lion on 2 (B3)"),
+    and its number on the choice picture."""
+    kind, _, space = action.partition("@")
+    if kind.startswith("dead:"):
+        return t("hint.dead", lang, card=card_name(kind[5:], lang)), None
+    n = number_of(same_choice(action, legal), action)
+    if not space or n is None:
+        return describe(action, lang), None
+    card = (card_name(kind, lang) if kind not in ("place", "replace", "remove")
+            else action_label(action, lang))
+    return t("hint.play", lang, card=card, n=n, space=space), n
+
+
+def numbered_label(n: int | None, action: str, lang: str) -> str:
+    """"12 · B3": a move's number and its label, for menus and autocomplete."""
+    label = action_label(action, lang)
+    return label if n is None else t("autocomplete.numbered", lang, n=n, label=label)
+
+
+def _card_emoji(action: str) -> str | None:
+    kind = action.partition("@")[0]
+    return CARD_EMOJI.get(kind[5:] if kind.startswith("dead:") else kind)
+
+
+def hand_text(table: TableView, lang: str, where: str) -> str:
+    """The words over a hand: which game, where, and how to play it. They hold whoever's
+    turn it is, so a hand in the DMs never goes stale between two moves."""
     return "\n".join([t("hand.dm", lang, game=game_name(table, lang), place=where),
-                      t("hand.your_turn" if your_turn else "hand.wait", lang)])
+                      t("hand.turn", lang)])
 
 
 def hand_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
@@ -230,7 +325,8 @@ def hand_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.Vi
     view = discord.ui.View(timeout=None)
     dead = set(obs.get("dead") or [])
     for card in dict.fromkeys(obs.get("hand") or []):
-        view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead))
+        view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead,
+                                 emoji=CARD_EMOJI.get(card)))
     return stopped(view)
 
 

@@ -18,6 +18,7 @@ import discord
 from engine.store import GameRecord
 from render.alt import alt_text
 from render.board import board_png
+from render.choice import choice_alt, choice_png
 from render.hand import hand_png
 from render.replay import replay_gif
 
@@ -29,6 +30,7 @@ ALT_TEXT_LIMIT = 1024  # Discord's limit on an attachment description
 MAX_REPLAY_BYTES = 8 * 1024 * 1024  # under Discord's 10 MiB file limit, with room to spare
 BOARD = "board.png"
 HAND = "hand.png"
+CHOICE = "choices.png"
 
 
 def board_alt(obs: dict[str, Any], names: Sequence[str], lang: str) -> str:
@@ -60,6 +62,25 @@ async def hand_file(obs: dict[str, Any], caption: str, cards: str, lang: str, ga
         log.exception("could not draw a hand in game %d", game_id)
         return None
     return discord.File(io.BytesIO(png), filename=HAND, description=cards or caption)
+
+
+async def choice_file(obs: dict[str, Any], spaces: Sequence[str], lang: str, game_id: int, *,
+                      removing: bool = False) -> discord.File | None:
+    """The small board with the possible ``spaces`` numbered 1, 2, 3 ... (the numbers on
+    the buttons under it); None (logged) if drawing failed: the buttons still work."""
+    if not spaces:
+        return None
+
+    def draw() -> tuple[bytes, str]:
+        return (choice_png(obs, spaces, lang=lang, removing=removing),
+                choice_alt(spaces, lang, removing=removing)[:ALT_TEXT_LIMIT])
+
+    try:
+        png, alt = await asyncio.to_thread(draw)
+    except Exception:
+        log.exception("could not draw the choices in game %d", game_id)
+        return None
+    return discord.File(io.BytesIO(png), filename=CHOICE, description=alt)
 
 
 async def replay_file(record: GameRecord | None, names: Sequence[str], lang: str
