@@ -10,7 +10,7 @@ search with.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from .errors import IllegalAction
 from .rng import GameRng
@@ -18,14 +18,18 @@ from .spaces import bits, space_name
 
 
 class Game(ABC):
-    """One game of Sequence for Kids or Sequence Dice. Create it with ``engine.new_game``."""
+    """One game of Sequence for Kids or Sequence Dice. Create it with ``engine.new_game``,
+    load a saved one with ``engine.load``."""
 
     game: ClassVar[str]
     width: ClassVar[int]
     height: ClassVar[int]
     colours: ClassVar[tuple[str, ...]]
 
-    def __init__(self, seats: int, seed: int, options: dict[str, Any]) -> None:
+    def __init__(self, seats: int, seed: int, options: dict[str, Any], deal: bool = True
+                 ) -> None:
+        """``deal=False`` leaves out the opening random events (the deal, the roll-off):
+        ``from_dict`` fills the state in from a save instead."""
         self.seats = seats
         self.seed = seed
         self.options = dict(options)
@@ -192,12 +196,14 @@ class Game(ABC):
         self.add_state(d)
         return d
 
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> Game:
-        """Rebuild a game saved with ``to_dict`` (after a trip through JSON)."""
-        from .factory import game_class
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """Rebuild a game of this class saved with ``to_dict`` (after a trip through JSON).
 
-        cls = game_class(d["game"])
+        The base class never names its variants (that would be an import cycle): to load a
+        save whatever its game, use ``engine.load`` (the registry in ``engine.factory``)."""
+        if d.get("game") != cls.game:
+            raise ValueError(f"a saved {d.get('game')!r} game is not a {cls.game!r} game")
         game = cls(d["seats"], d["seed"], d["options"], deal=False)
         game.rng = GameRng(d["rng"])
         game.chips = [int(c) for c in d["chips"]]

@@ -35,7 +35,7 @@ from ..events import (
     TurnStarted,
     TurnTimedOut,
 )
-from ..factory import new_game, replay
+from ..factory import load, new_game, replay
 from ..game import Game
 from ..options import GAMES, normalise_options
 from ..store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
@@ -905,7 +905,7 @@ class GameManager:
         replayed = replay(rec.kind, len(rec.seats), rec.seed, rec.actions, **rec.options)
         state = replayed.to_dict()
         if rec.snapshot is not None and state == rec.snapshot:
-            return Game.from_dict(rec.snapshot)
+            return load(rec.snapshot)
         log.error("game %d: the snapshot does not match its action log (%d actions, "
                   "snapshot at %s); restoring from the log", rec.id, len(rec.actions),
                   len(rec.snapshot["history"]) if rec.snapshot else "none")

@@ -233,7 +233,7 @@ def test_a_restored_game_goes_on_exactly_as_the_original(game: str) -> None:
     g = engine.new_game(game, 3, 77)
     for _ in range(15):
         g.apply(g.legal_actions()[len(g.legal_actions()) // 2])
-    copy = engine.Game.from_dict(json.loads(json.dumps(g.to_dict())))
+    copy = engine.load(json.loads(json.dumps(g.to_dict())))
     assert copy == g
     while not g.is_over:
         action = g.legal_actions()[-1]
@@ -258,3 +258,14 @@ def test_a_different_seed_deals_differently() -> None:
     b = engine.new_game("kids", 2, 2)
     assert isinstance(a, KidsGame) and isinstance(b, KidsGame)
     assert a.hands != b.hands
+
+
+def test_a_save_loads_through_the_registry_and_never_as_the_other_game() -> None:
+    from engine.dice import DiceGame
+    from engine.kids import KidsGame
+
+    saved = json.loads(json.dumps(engine.new_game("dice", 2, seed=3).to_dict()))
+    assert isinstance(engine.load(saved), DiceGame)
+    assert engine.GAMES["kids"] is KidsGame and engine.GAMES["dice"] is DiceGame
+    with pytest.raises(ValueError):
+        KidsGame.from_dict(saved)
