@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from engine import EngineError
+from engine import Refusal
 from engine.dice_board import COLOURS as DICE_COLOURS
 from engine.kids_board import COLOURS as KIDS_COLOURS
 from engine.manager import GameManager
@@ -344,8 +344,8 @@ def _minutes(seconds: float | None) -> str:
     return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
 
 
-def _refusal(code: str) -> EngineError:
-    return EngineError(code, code.replace("_", " "))
+def _refusal(code: str) -> Refusal:
+    return Refusal(code, code.replace("_", " "))
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import aiohttp
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import (
     Event,
     GameManager,
@@ -398,7 +398,7 @@ class Dealer:
             table = self.manager.get(game_id)
             if table.status == "playing":
                 await self.deliver_hand(table, user_id, retry=False)
-        except EngineError:
+        except Refusal:
             pass  # the game ended meanwhile: no hand to show
         except Exception:
             log.exception("could not send the hand of game %d again", game_id)
@@ -423,7 +423,7 @@ class Dealer:
                         await self._recover_lobby(table)
                     elif table.status == "playing":
                         await self._recover_game(table)
-                except EngineError:
+                except Refusal:
                     pass  # it ended meanwhile
                 except Exception:
                     log.exception("could not show game %d again after the restart",
@@ -502,7 +502,7 @@ class Dealer:
         try:
             if self.manager.get(table.game_id).ply != table.ply:
                 return  # a move came in meanwhile: its own board shows a newer moment
-        except EngineError:
+        except Refusal:
             return  # the game ended meanwhile
         await self.post(table, content="\n".join([t("board.recovered", lang),
                                                   self.turn_line(table, lang)]),
@@ -612,7 +612,7 @@ class Dealer:
             return table
         try:
             moved = await self.manager.move_game(table.game_id, thread.id)
-        except EngineError:
+        except Refusal:
             log.warning("game %d could not move to its thread %d", table.game_id, thread.id)
             return table
         self.thread_parent[thread.id] = table.channel_id
@@ -688,7 +688,7 @@ class Dealer:
             if message is not None:
                 self.board_ply[game_id] = max(table.ply, self.board_ply.get(game_id, -1))
                 await self.tidy(table, message)
-        except EngineError:
+        except Refusal:
             pass  # the game ended meanwhile
         except Exception:
             log.exception("could not show the board of game %d again", game_id)
@@ -712,7 +712,7 @@ class Dealer:
             return
         try:
             self.manager.get(event.game_id)
-        except EngineError:
+        except Refusal:
             return  # the game ended while this was waiting its turn: no hand to show now
         await self.deliver_hand(event.table, event.user_id, event.observation)
 
@@ -812,7 +812,7 @@ class Dealer:
         lang = self.lang(interaction)
         try:
             await work()
-        except EngineError as exc:
+        except Refusal as exc:
             await self.reply(interaction, i18n.error_text(exc, lang))
         except Exception:
             log.exception("%s failed (user %d, channel %s)", what, interaction.user.id,
@@ -976,6 +976,6 @@ class Dealer:
             await self.reply(interaction, t("dm.closed.reply", lang))
 
 
-def _refusal(code: str) -> EngineError:
+def _refusal(code: str) -> Refusal:
     """A refusal decided here (who clicks), in the same shape as the manager's."""
-    return EngineError(code, code.replace("_", " "))
+    return Refusal(code, code.replace("_", " "))

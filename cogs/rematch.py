@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import Player
 
 from .buttons import dealer_of
@@ -58,13 +58,13 @@ async def rematch_same_seats(dealer: Dealer, interaction: discord.Interaction,
     manager = dealer.manager
     record = await manager.store.load_game(game_id)
     if record is None or record.status != "finished":
-        raise EngineError("rematch_gone", "That game can no longer be found.")
+        raise Refusal("rematch_gone", "That game can no longer be found.")
     if interaction.user.id not in {s.user_id for s in record.seats}:
-        raise EngineError("rematch_not_a_player", "Only the players can start a rematch.")
+        raise Refusal("rematch_not_a_player", "Only the players can start a rematch.")
     seats = [s for s in record.seats if not s.left]
     people = [s for s in seats if s.user_id is not None and s.level is None]
     if len(seats) < 2 or not people:
-        raise EngineError("rematch_too_few", "Too few players are left for a rematch.")
+        raise Refusal("rematch_too_few", "Too few players are left for a rematch.")
     host = people[0]
     order = [host, *(s for s in seats if s is not host)]
     await interaction.response.defer(thinking=True)
@@ -88,7 +88,7 @@ async def rematch_same_seats(dealer: Dealer, interaction: discord.Interaction,
                                                seat.level or "medium")
                 else:
                     await manager.join(channel_id, Player(seat.user_id, seat.name))
-            except EngineError as exc:
+            except Refusal as exc:
                 # someone else's lobby call got there first: seat whom we can, say nothing
                 log.info("rematch of game %d: could not seat %s again (%s)", game_id,
                          seat.name, exc.code)

@@ -2,10 +2,11 @@
 
 Public face: ``new_game``, ``replay``, ``load`` (a saved game), ``GAMES`` (the registry:
 name -> class), ``Game`` (``legal_actions``, ``apply``, ``resign``, ``skip``,
-``observation``, ``to_dict``), ``IllegalAction``, ``InvalidOptions``.
+``observation``, ``to_dict``), ``Refusal`` (the base of every refusal, with a stable
+``code``), ``IllegalAction``, ``InvalidOptions``.
 """
 
-from .errors import EngineError, IllegalAction, InvalidOptions
+from .errors import IllegalAction, InvalidOptions, Refusal
 from .factory import GAMES, load, new_game, replay
 from .game import Game
 from .options import GAME_NAMES
@@ -13,10 +14,10 @@ from .options import GAME_NAMES
 __all__ = [
     "GAMES",
     "GAME_NAMES",
-    "EngineError",
     "Game",
     "IllegalAction",
     "InvalidOptions",
+    "Refusal",
     "load",
     "new_game",
     "replay",

@@ -7,7 +7,7 @@ import asyncio
 import random
 from collections import Counter, defaultdict
 
-from engine import EngineError, replay
+from engine import Refusal, replay
 from engine.manager import Event, GameManager, Moved, Player, Store
 
 from .conftest import ANN, GUILD, Recorder, two_player_game
@@ -25,7 +25,7 @@ async def test_100_concurrent_submissions_of_one_turn_apply_exactly_one(
         *(manager.submit(gid, ANN.user_id, legal[i % len(legal)]) for i in range(100)),
         return_exceptions=True)
     applied = [r for r in results if isinstance(r, Moved)]
-    refused = Counter(r.code for r in results if isinstance(r, EngineError))
+    refused = Counter(r.code for r in results if isinstance(r, Refusal))
     assert len(applied) == 1
     assert refused == {"not_your_turn": 99}
     assert len(await store.history(gid)) == 1 == len(recorder.of(Moved))
@@ -44,7 +44,7 @@ async def test_a_second_click_on_an_old_button_is_already_played(
         *(manager.submit(gid, user, "roll", expected_ply=view.ply) for _ in range(100)),
         return_exceptions=True)
     assert sum(isinstance(r, Moved) for r in results) == 1
-    assert {r.code for r in results if isinstance(r, EngineError)} == {"already_played"}
+    assert {r.code for r in results if isinstance(r, Refusal)} == {"already_played"}
     assert (await store.history(gid))[0][2] == "roll"
 
 

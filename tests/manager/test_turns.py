@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine import EngineError, IllegalAction, replay
+from engine import IllegalAction, Refusal, replay
 from engine.manager import (
     GameManager,
     GameOver,
@@ -23,8 +23,8 @@ from engine.manager import (
 from .conftest import ANN, BOB, CAT, CHANNEL, EVE, GUILD, Recorder, play_out, two_player_game
 
 
-async def refused(code: str, call: Any) -> EngineError:
-    with pytest.raises(EngineError) as info:
+async def refused(code: str, call: Any) -> Refusal:
+    with pytest.raises(Refusal) as info:
         await call
     assert info.value.code == code, info.value
     return info.value
