@@ -30,7 +30,7 @@ import yarl
 from discord.ext import commands
 
 from engine.manager import GameManager
-from engine.store import Store
+from engine.manager.store import Store
 
 log = logging.getLogger("sequence")
 

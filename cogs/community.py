@@ -24,7 +24,7 @@ from engine import Refusal
 from engine.dice_board import COLOURS as DICE_COLOURS
 from engine.kids_board import COLOURS as KIDS_COLOURS
 from engine.manager import GameManager
-from engine.store import GuildSettings, ResultLine, Store, TableManners
+from engine.manager.store import GuildSettings, ResultLine, Store, TableManners
 
 from . import i18n
 from .dealer import Dealer
@@ -103,9 +103,9 @@ class Community(commands.Cog):
             group.add_command(command)
         self._moved = list(self.__cog_app_commands__)
         self.__cog_app_commands__ = []
-        self.dealer.server_lang.update(await self.store.guild_locales())
-        self.dealer.tidy_guilds.update(await self.store.tidy_guilds())
-        self.dealer.thread_guilds.update(await self.store.thread_guilds())
+        self.dealer.server_lang.update(await self.store.games.guild_locales())
+        self.dealer.tidy_guilds.update(await self.store.layout.tidy_guilds())
+        self.dealer.thread_guilds.update(await self.store.layout.thread_guilds())
 
     async def cog_unload(self) -> None:
         group = self.bot.tree.get_command(GROUP)
@@ -133,12 +133,13 @@ class Community(commands.Cog):
                 await self.dealer.reply(interaction, t("stats.computer", lang))
                 return
             await interaction.response.defer(ephemeral=True, thinking=True)
-            record = await self.store.stats(who.id, guild_id=guild_id, kind=game)
+            record = await self.store.standings.stats(who.id, guild_id=guild_id, kind=game)
             name = getattr(who, "display_name", who.name)
             if record.games == 0:
                 await self.dealer.reply(interaction, t("stats.none", lang, name=name))
                 return
-            form = form_of(await self.store.results_of(who.id, guild_id=guild_id, kind=game))
+            form = form_of(await self.store.standings.results_of(who.id, guild_id=guild_id,
+                                                                 kind=game))
             title = (t("stats.title.kind", lang, name=name, game=t(f"game.{game}", lang),
                        guild=self._guild_name(interaction)) if game
                      else t("stats.title", lang, name=name, guild=self._guild_name(interaction)))
@@ -177,9 +178,9 @@ class Community(commands.Cog):
             if guild_id is None:
                 raise _refusal("server_only")
             await interaction.response.defer(thinking=True)
-            people = await self.store.ranking(guild_id, kind=game, min_games=MIN_GAMES,
-                                              limit=TOP)
-            levels = await self.store.computer_standings(guild_id, kind=game)
+            people = await self.store.standings.ranking(guild_id, kind=game, min_games=MIN_GAMES,
+                                                        limit=TOP)
+            levels = await self.store.standings.computer_standings(guild_id, kind=game)
             guild = self._guild_name(interaction)
             title = (t("leaderboard.title.kind", lang, game=t(f"game.{game}", lang), guild=guild)
                      if game else t("leaderboard.title", lang, guild=guild))
@@ -265,12 +266,12 @@ class Community(commands.Cog):
             if changed:
                 saved = await self.manager.set_guild_settings(guild_id, **changes)
                 self.dealer.server_lang[guild_id] = saved.locale
-            manners = await self.store.table_manners(guild_id)
+            manners = await self.store.layout.table_manners(guild_id)
             if own_thread is not None or tidy_boards is not None:
                 manners = TableManners(
                     guild_id, own_thread=manners.own_thread if own_thread is None else own_thread,
                     tidy_boards=manners.tidy_boards if tidy_boards is None else tidy_boards)
-                await self.store.save_table_manners(manners)
+                await self.store.layout.save_table_manners(manners)
                 for on, guilds in ((manners.tidy_boards, self.dealer.tidy_guilds),
                                    (manners.own_thread, self.dealer.thread_guilds)):
                     if on:

@@ -776,7 +776,7 @@ class Dealer:
             return
         # the replay of a long Dice game takes seconds to draw: the result goes out first,
         # the animation joins the same message when it is ready
-        replay = await replay_file(self.manager.store, table.game_id, names, lang)
+        replay = await replay_file(self.manager, table.game_id, names, lang)
         if replay is not None:
             try:
                 await final.edit(attachments=[*final.attachments, replay])

@@ -56,7 +56,7 @@ async def rematch_same_seats(dealer: Dealer, interaction: discord.Interaction,
                              game_id: int) -> None:
     """Open a lobby seating the finished game's players and computers again."""
     manager = dealer.manager
-    record = await manager.store.load_game(game_id)
+    record = await manager.load_record(game_id)
     if record is None or record.status != "finished":
         raise Refusal("rematch_gone", "That game can no longer be found.")
     if interaction.user.id not in {s.user_id for s in record.seats}:

@@ -1,5 +1,5 @@
 """The replay animation attached to the final board: the whole game as a GIF, rebuilt from
-the seed and the action log in the store (so it is exact, and works after a restart)."""
+the seed and the action log the manager stored (so it is exact, and works after a restart)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import discord
 
-from engine.store import Store
+from engine.manager import GameManager
 from render.replay import replay_gif
 
 from .i18n import t
@@ -20,11 +20,11 @@ log = logging.getLogger(__name__)
 MAX_REPLAY_BYTES = 8 * 1024 * 1024  # under Discord's 10 MiB file limit, with room to spare
 
 
-async def replay_file(store: Store, game_id: int, names: Sequence[str], lang: str
+async def replay_file(manager: GameManager, game_id: int, names: Sequence[str], lang: str
                       ) -> discord.File | None:
     """The replay of a finished game; None (logged) when it cannot be made or is too big,
     so a missing animation never holds back the result."""
-    record = await store.load_game(game_id)
+    record = await manager.load_record(game_id)
     if record is None or record.seed is None:
         return None
     try:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from engine.store import GuildSettings
+from engine.manager.store import GuildSettings
 from render.rules import rules_png
 
 from .i18n import t

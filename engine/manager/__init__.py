@@ -4,7 +4,9 @@ Everything the Discord layer does goes through ``GameManager``; it knows nothing
 Discord.
 """
 
-from ..events import (
+from .core import GameManager
+from .errors import ManagerError
+from .events import (
     COMPUTER_LEVELS,
     Event,
     GameOver,
@@ -22,10 +24,8 @@ from ..events import (
     TurnStarted,
     TurnTimedOut,
 )
-from ..store import GuildSettings, Store
-from ..timers import Clock, ManualClock, SystemClock
-from .core import GameManager
-from .errors import ManagerError
+from .store import GuildSettings, Store
+from .timers import Clock, ManualClock, SystemClock
 
 __all__ = [
     "COMPUTER_LEVELS",

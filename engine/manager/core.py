@@ -17,7 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import IllegalAction
-from ..events import (
+from ..factory import load, new_game, replay
+from ..game import Game
+from ..options import GAMES, normalise_options
+from .computer import Agent, choose, make_agent
+from .errors import ManagerError, refuse
+from .events import (
     COMPUTER_LEVELS,
     Event,
     GameOver,
@@ -35,13 +40,8 @@ from ..events import (
     TurnStarted,
     TurnTimedOut,
 )
-from ..factory import load, new_game, replay
-from ..game import Game
-from ..options import GAMES, normalise_options
-from ..store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
-from ..timers import Clock, SystemClock
-from .computer import Agent, choose, make_agent
-from .errors import ManagerError, refuse
+from .store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
+from .timers import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class GameManager:
         ``resume=False`` only loads (no forced passes, no computer moves): for looking at
         exactly what was restored.
         """
-        for rec in await self.store.load_active():
+        for rec in await self.store.games.load_active():
             try:
                 table = await self._restore(rec)
             except Exception:
@@ -227,8 +227,13 @@ class GameManager:
         """The full engine state (``to_dict``): for tests and diagnostics, never players."""
         return self._game_of(self._table(game_id)).to_dict()
 
+    async def load_record(self, game_id: int) -> GameRecord | None:
+        """A game as stored, finished or not (seats, options, seed, action log): for a
+        rematch or a replay, so the Discord side never reads the store itself."""
+        return await self.store.games.load_game(game_id)
+
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self.store.guild_settings(guild_id)
+        return await self.store.games.guild_settings(guild_id)
 
     async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
         """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
@@ -249,8 +254,8 @@ class GameManager:
         for game, opts in changes.get("defaults", {}).items():
             probe = 4 if opts.get("teams") else 2
             normalise_options(game, probe, dict(opts))  # raises InvalidOptions
-        settings = replace(await self.store.guild_settings(guild_id), **changes)
-        await self.store.save_guild_settings(settings, now=self.clock.now())
+        settings = replace(await self.store.games.guild_settings(guild_id), **changes)
+        await self.store.games.save_guild_settings(settings, now=self.clock.now())
         for table in self._tables.values():
             if table.guild_id == guild_id:
                 table.settings = settings
@@ -272,7 +277,7 @@ class GameManager:
         if on_leave not in ("skip", "computer"):
             raise refuse("bad_setting", "on_leave is skip or computer.", setting="on_leave",
                          value=str(on_leave))
-        settings = (await self.store.guild_settings(guild_id) if guild_id is not None
+        settings = (await self.store.games.guild_settings(guild_id) if guild_id is not None
                     else GuildSettings(0))
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         # Check the options now (with a seat count they allow), again at start.
@@ -284,7 +289,7 @@ class GameManager:
             now = self.clock.now()
             seats = [SeatRecord(0, host.user_id, host.name)]
             deadline = now + self.lobby_idle
-            game_id = await self.store.create_lobby(
+            game_id = await self.store.games.create_lobby(
                 game, opts, guild_id, channel_id, host.user_id, seats,
                 lobby_deadline=deadline, on_leave=on_leave, now=now)
             if game_id is None:
@@ -413,7 +418,7 @@ class GameManager:
             self._set_turn_deadline(table, None, now)
             snapshot = game.to_dict()
             try:
-                await self.store.start_game(
+                await self.store.games.start_game(
                     table.id, seed=seed, options=table.options, snapshot=snapshot,
                     seats=table.seats, turn_deadline=table.turn_deadline, now=now)
             except BaseException:
@@ -498,7 +503,7 @@ class GameManager:
                 await self._cancel_lobby(table, "ended")
             else:
                 game = self._game_of(table)
-                await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+                await self.store.games.set_status(table.id, "cancelled", now=self.clock.now(),
                                             end_reason="ended")
                 self._close_table(table, "cancelled")
                 table.outbox.append(GameOver(table.view(), None, False, "ended", (),
@@ -549,7 +554,7 @@ class GameManager:
         assert user_id is not None
         if not table.turn_reminded and timer and now >= deadline - timer / 2:
             table.turn_reminded = True
-            await self.store.save_timers(table.id, turn_deadline=deadline, turn_reminded=True,
+            await self.store.games.save_timers(table.id, turn_deadline=deadline, turn_reminded=True,
                                          now=now)
             table.outbox.append(TurnReminder(table.view(), seat, user_id, deadline))
         if now < deadline:
@@ -638,7 +643,7 @@ class GameManager:
             table.turn_deadline, table.turn_reminded = None, False
         else:
             self._set_turn_deadline(table, turn_before, now)
-        await self.store.record(
+        await self.store.games.record(
             table.id, entries, game.to_dict(), now=now, turn_deadline=table.turn_deadline,
             turn_reminded=table.turn_reminded,
             seats=table.seats if seats_changed or results is not None else None,
@@ -811,8 +816,8 @@ class GameManager:
     async def _save_lobby(self, table: _Table, reason: str) -> None:
         now = self.clock.now()
         table.lobby_deadline = now + self.lobby_idle
-        await self.store.save_lobby(table.id, table.seats, lobby_deadline=table.lobby_deadline,
-                                    now=now)
+        await self.store.games.save_lobby(table.id, table.seats,
+                                          lobby_deadline=table.lobby_deadline, now=now)
         table.outbox.append(LobbyChanged(table.view(), reason))
 
     async def move_game(self, game_id: int, channel_id: int) -> TableView:
@@ -829,7 +834,7 @@ class GameManager:
             if channel_id in self._by_channel:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.",
                              game_id=self._by_channel[channel_id])
-            await self.store.move_game(game_id, channel_id, now=self.clock.now())
+            await self.store.games.move_game(game_id, channel_id, now=self.clock.now())
             if self._by_channel.get(table.channel_id) == table.id:
                 del self._by_channel[table.channel_id]
             table.channel_id = channel_id
@@ -837,7 +842,7 @@ class GameManager:
         return table.view()
 
     async def _cancel_lobby(self, table: _Table, reason: str) -> None:
-        await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+        await self.store.games.set_status(table.id, "cancelled", now=self.clock.now(),
                                     end_reason=reason)
         self._close_table(table, "cancelled")
         table.outbox.append(LobbyCancelled(table.view(), reason))
@@ -881,7 +886,7 @@ class GameManager:
         return out
 
     async def _restore(self, rec: GameRecord) -> _Table:
-        settings = (await self.store.guild_settings(rec.guild_id) if rec.guild_id is not None
+        settings = (await self.store.games.guild_settings(rec.guild_id) if rec.guild_id is not None
                     else GuildSettings(0))
         table = _Table(
             id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
@@ -893,7 +898,7 @@ class GameManager:
             table.game = self._check_snapshot(rec)
             if table.game.to_dict() != rec.snapshot:
                 # The log won: write its state back so snapshot and log agree again.
-                await self.store.record(rec.id, [], table.game.to_dict(),
+                await self.store.games.record(rec.id, [], table.game.to_dict(),
                                         now=self.clock.now(), turn_deadline=rec.turn_deadline,
                                         turn_reminded=rec.turn_reminded)
         return table

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from cogs.rules import rules_embed
-from engine.store import GuildSettings
+from engine.manager.store import GuildSettings
 from render.rules import example_board, rules_png
 
 

@@ -76,7 +76,7 @@ async def test_with_timeout_action_skip_the_turn_is_skipped(
     clock.advance(TIMER)
     await manager.check_timers()
     assert recorder.of(TurnTimedOut)[-1].outcome == "skipped"
-    assert [a for _, _, a, _ in await store.history(gid)] == ["skip"]
+    assert [a for _, _, a, _ in await store.games.history(gid)] == ["skip"]
     assert manager.get(gid).turn == 1
 
 
@@ -111,7 +111,7 @@ async def test_repeated_absence_frees_the_seat_and_the_last_side_standing_wins(
     await manager.check_timers()  # Ann absent twice: her seat is freed
     assert recorder.of(TurnTimedOut)[-1].outcome == "seat_freed"
     assert recorder.of(SeatChanged)[-1].change == "freed"
-    rec = await store.load_game(gid)
+    rec = await store.games.load_game(gid)
     assert rec is not None and rec.status == "finished"  # Bob is the last side standing
     assert rec.actions[-1] == "resign:0"
 
