@@ -1,5 +1,8 @@
 """The rules of Sequence for Kids and Sequence Dice: pure Python, standard library only.
 
+Everything here but ``engine.manager`` (the async ring: asyncio, aiosqlite) is that way;
+``tests/test_layering.py`` checks it.
+
 Public face: ``new_game``, ``replay``, ``load`` (a saved game), ``GAMES`` (the registry:
 name -> class), ``Game`` (``legal_actions``, ``apply``, ``resign``, ``skip``,
 ``observation``, ``to_dict``), ``Refusal`` (the base of every refusal, with a stable
