@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 import engine
+from engine.ai import RandomAgent
 from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.computer import RandomAgent
-from engine.manager.store import SeatRecord
+from engine.manager.store import Seat
 
 GAMES = 200
 MOVES_PER_GAME = 15
@@ -45,8 +45,8 @@ async def store_moves(folder: Path) -> tuple[list[float], list[float]]:
     rng = random.Random(1)
     try:
         for n in range(20):
-            gid = await store.games.create_lobby("kids", {}, 1, n, 1, [SeatRecord(0, 1, "a"),
-                                           SeatRecord(1, 2, "b")], lobby_deadline=None,
+            gid = await store.games.create_lobby("kids", {}, 1, n, 1, [Seat(0, 1, "a"),
+                                           Seat(1, 2, "b")], lobby_deadline=None,
                                            on_leave="skip", now=0)
             assert gid is not None
             game = engine.new_game("kids", 2, n)

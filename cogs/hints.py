@@ -1,4 +1,4 @@
-"""``/sequence hint``: the move the medium computer player would make, why, and where.
+"""``/sequence hint``: the move the manager's hint player suggests, why, and where.
 
 Only the asking player sees it (ephemeral). The reason is one sentence from
 ``engine.ai.explain`` in the reader's language; the picture is a small board with the
@@ -14,17 +14,15 @@ from typing import Any
 
 import discord
 
-from engine.ai import Explanation, make_agent
+from engine.ai import Explanation
 from engine.manager import TableView
 from render.hint import hint_png
 
 from . import i18n
-from .dealer import Dealer, _refusal
+from .dealer import Dealer
 from .i18n import t
 
 log = logging.getLogger(__name__)
-
-HINT_LEVEL = "medium"  # the greedy player: it wins, blocks and builds, and says why
 
 
 def reason_text(why: Explanation, lang: str) -> str:
@@ -43,39 +41,18 @@ def reason_text(why: Explanation, lang: str) -> str:
     return t(key, lang, **params)
 
 
-def suggest(obs: dict[str, Any], seed: int) -> tuple[str, Explanation]:
-    """The medium player's move for the seat to move in ``obs``, and its reason."""
-    agent = make_agent(HINT_LEVEL, seed)
-    action = agent.choose(obs)
-    return action, agent.explain(obs, action)
-
-
 async def show_hint(dealer: Dealer, interaction: discord.Interaction, table: TableView
                     ) -> None:
-    """Answer ``/sequence hint`` for the asking player (refusals as the manager's)."""
-    manager = dealer.manager
+    """Answer ``/sequence hint`` for the asking player (the manager's hint and refusals)."""
     lang = dealer.lang(interaction)
-    if table.status != "playing":
-        raise _refusal("game_not_started")
-    seat = manager.seat_of(table.game_id, interaction.user.id)
-    if seat is None:
-        raise _refusal("not_a_player")
-    if table.turn != seat:
-        raise _refusal("not_your_turn")
     await interaction.response.defer(ephemeral=True, thinking=True)
-    obs = manager.observation_for(table.game_id, interaction.user.id)
-    if not obs["legal"]:  # the turn passed while we deferred (a DM move, a timer)
-        raise _refusal("not_your_turn")
+    # Asked after the defer: a turn that passed meanwhile (a DM move, a timer) is refused.
+    hint = await dealer.manager.hint(table.game_id, interaction.user.id)
     names = dealer.seat_names(table, lang)
-    seed = table.game_id * 100_003 + table.ply
-
-    def work() -> tuple[str, Explanation, bytes | None]:
-        action, why = suggest(obs, seed)
-        return action, why, hint_png(obs, action, names=names, lang=lang)
-
-    action, why, png = await asyncio.to_thread(work)
-    lines = [t("reply.hint", lang, move=dealer.describe(action, lang)),
-             t("hint.reason", lang, reason=reason_text(why, lang))]
+    png = await asyncio.to_thread(hint_png, hint.observation, hint.action, names=names,
+                                  lang=lang)
+    lines = [t("reply.hint", lang, move=dealer.describe(hint.action, lang)),
+             t("hint.reason", lang, reason=reason_text(hint.why, lang))]
     kwargs: dict[str, Any] = {}
     if png is not None:
         kwargs["file"] = discord.File(io.BytesIO(png), filename="hint.png",

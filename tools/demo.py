@@ -126,7 +126,8 @@ async def main(args: argparse.Namespace) -> int:
                 break
             view = manager.get(gid)
             if view.turn is not None and view.seats[view.turn].user_id == YOU.user_id:
-                await manager.submit(gid, YOU.user_id, await manager.hint(gid, YOU.user_id))
+                hint = await manager.hint(gid, YOU.user_id)
+                await manager.submit(gid, YOU.user_id, hint.action)
         rec = await store.games.load_game(gid)
         assert rec is not None and rec.seed is not None
         log.info("%d actions committed to %s in %.1f s", len(rec.actions),

@@ -20,7 +20,7 @@ from ..errors import IllegalAction
 from ..factory import load, new_game, replay
 from ..game import Game
 from ..options import GAMES, normalise_options
-from .computer import Agent, choose, make_agent
+from .computer import Agent, Hint, choose, make_agent, suggest
 from .errors import ManagerError, refuse
 from .events import (
     COMPUTER_LEVELS,
@@ -34,13 +34,13 @@ from .events import (
     Moved,
     Player,
     SeatChanged,
-    SeatView,
     TableView,
     TurnReminder,
     TurnStarted,
     TurnTimedOut,
 )
-from .store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
+from .seats import Seat
+from .store import GameRecord, GuildSettings, ResultRecord, Store
 from .timers import Clock, SystemClock
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class _Table:
     guild_id: int | None
     channel_id: int
     host_id: int
-    seats: list[SeatRecord]
+    seats: list[Seat]
     on_leave: str
     created_at: float
     settings: GuildSettings
@@ -85,10 +85,7 @@ class _Table:
             guild_id=self.guild_id,
             channel_id=self.channel_id,
             host_id=self.host_id,
-            seats=tuple(
-                SeatView(s.seat, s.user_id, s.name, s.level, s.left, s.resigned, s.absences)
-                for s in self.seats
-            ),
+            seats=tuple(self.seats),
             on_leave=self.on_leave,
             turn=game.current_seat if game is not None else None,
             ply=len(game.history) if game is not None else 0,
@@ -101,8 +98,15 @@ class _Table:
         """The seat a person plays (not left, not handed to a computer)."""
         for s in self.seats:
             if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
-                return s.seat
+                return s.index
         return None
+
+    def change_seat(self, seat: int, **changes: Any) -> Seat:
+        """Replace a seat with a changed copy (seats are frozen: a view already handed out
+        keeps what it showed)."""
+        new = replace(self.seats[seat], **changes)
+        self.seats[seat] = new
+        return new
 
     def is_person(self, seat: int | None) -> bool:
         return seat is not None and self.seats[seat].level is None
@@ -287,7 +291,7 @@ class GameManager:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.",
                              game_id=self._by_channel[channel_id])
             now = self.clock.now()
-            seats = [SeatRecord(0, host.user_id, host.name)]
+            seats = [Seat(0, host.user_id, host.name)]
             deadline = now + self.lobby_idle
             game_id = await self.store.games.create_lobby(
                 game, opts, guild_id, channel_id, host.user_id, seats,
@@ -311,7 +315,7 @@ class GameManager:
             if any(s.user_id == player.user_id and s.level is None for s in table.seats):
                 raise refuse("already_joined", "You are already in this lobby.")
             self._check_room(table)
-            table.seats.append(SeatRecord(len(table.seats), player.user_id, player.name))
+            table.seats.append(Seat(len(table.seats), player.user_id, player.name))
             await self._save_lobby(table, "joined")
         await self._flush(table)
         return table.view()
@@ -328,7 +332,7 @@ class GameManager:
                 raise refuse("not_in_lobby", "Join the lobby first.")
             self._check_room(table)
             number = sum(1 for s in table.seats if s.level is not None) + 1
-            table.seats.append(SeatRecord(len(table.seats), None, f"Computer {number}", level))
+            table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
             await self._save_lobby(table, "computer_added")
         await self._flush(table)
         return table.view()
@@ -428,8 +432,8 @@ class GameManager:
             table.outbox.append(GameStarted(view, game.observation(None)))
             for s in table.seats:
                 if s.level is None and s.user_id is not None:
-                    table.outbox.append(HandChanged(view, s.seat, s.user_id,
-                                                    game.observation(s.seat)))
+                    table.outbox.append(HandChanged(view, s.index, s.user_id,
+                                                    game.observation(s.index)))
             self._announce_turn(table)
             await self._settle_forced(table)
         self._kick(table)
@@ -457,7 +461,7 @@ class GameManager:
                               turn=game.current_seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
-            table.seats[seat].absences = 0
+            table.change_seat(seat, absences=0)
             moved = await self._step(table, seat, _applying(action), by="player",
                                      user_id=user_id, seats_changed=True)
             await self._settle_forced(table)
@@ -511,8 +515,12 @@ class GameManager:
         await self._flush(table)
         return table.view()
 
-    async def hint(self, game_id: int, user_id: int) -> str:
-        """A suggested action for the user's seat (the easy computer player's choice)."""
+    async def hint(self, game_id: int, user_id: int) -> Hint:
+        """The move the hint player (medium) suggests for the asking player's turn, why,
+        and the observation it was chosen for. Computed off the event loop.
+
+        Refuses with ``game_not_started`` (a lobby), ``not_a_player``, ``not_your_turn``.
+        The same position and game always give the same hint (seeded by game and ply)."""
         table = self._table(game_id)
         game = self._game_of(table)
         seat = table.person_seat(user_id)
@@ -521,8 +529,9 @@ class GameManager:
         if game.current_seat != seat:
             raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         obs = game.observation(seat)
-        seed = game.seed + len(game.history)
-        return await asyncio.to_thread(choose, self._make_agent("easy", seed), obs, seed)
+        if not obs["legal"]:
+            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+        return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
 
     # -- timers ------------------------------------------------------------------------
 
@@ -559,8 +568,7 @@ class GameManager:
             table.outbox.append(TurnReminder(table.view(), seat, user_id, deadline))
         if now < deadline:
             return
-        record = table.seats[seat]
-        record.absences += 1
+        record = table.change_seat(seat, absences=table.seats[seat].absences + 1)
         if record.absences >= table.settings.absences_to_free:
             await self._free_seat(table, seat, hand_over=table.on_leave == "computer",
                                   change="freed")
@@ -665,12 +673,9 @@ class GameManager:
                          change: str) -> None:
         """A person leaves mid-game: a computer takes over, or the engine skips the seat."""
         game = self._game_of(table)
-        record = table.seats[seat]
-        user_id = record.user_id
+        user_id = table.seats[seat].user_id
         if hand_over:
-            record.left = True
-            record.level = TAKEOVER_LEVEL
-            record.absences = 0
+            table.change_seat(seat, left=True, level=TAKEOVER_LEVEL, absences=0)
             turn = game.current_seat
             ply = len(game.history)
             # The game itself does not change, only who plays the seat; the engine's
@@ -684,8 +689,7 @@ class GameManager:
                 raise
             table.outbox.append(SeatChanged(table.view(), seat, user_id, "computer"))
             return
-        record.left = change != "resigned"
-        record.resigned = True
+        table.change_seat(seat, left=change != "resigned", resigned=True)
         await self._step(table, seat, lambda g: g.resign(seat), by="player", user_id=user_id,
                          seats_changed=True)
         table.outbox.append(SeatChanged(table.view(), seat, user_id, change))
@@ -810,8 +814,7 @@ class GameManager:
 
     @staticmethod
     def _renumber(table: _Table) -> None:
-        for i, s in enumerate(table.seats):
-            s.seat = i
+        table.seats[:] = [replace(s, index=i) for i, s in enumerate(table.seats)]
 
     async def _save_lobby(self, table: _Table, reason: str) -> None:
         now = self.clock.now()
@@ -872,16 +875,16 @@ class GameManager:
         hands = getattr(game, "hands", None)
         if hands is None:
             return {}
-        return {s.seat: list(hands[s.seat]) for s in table.seats
+        return {s.index: list(hands[s.index]) for s in table.seats
                 if s.level is None and not s.left}
 
     def _results(self, table: _Table) -> list[ResultRecord]:
         game = self._game_of(table)
         out = []
         for s in table.seats:
-            side = game.side_of[s.seat]
+            side = game.side_of[s.index]
             outcome = ("draw" if game.draw else "win" if side == game.winner else "loss")
-            out.append(ResultRecord(s.seat, s.user_id, s.level, s.name, side, outcome,
+            out.append(ResultRecord(s.index, s.user_id, s.level, s.name, side, outcome,
                                     s.resigned or s.left))
         return out
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .seats import Seat
+
 COMPUTER_LEVELS = ("easy", "medium", "hard")
 
 
@@ -19,23 +21,6 @@ class Player:
 
     user_id: int
     name: str
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """One seat: a person (``user_id``) or a computer player (``level``)."""
-
-    index: int
-    user_id: int | None
-    name: str
-    level: str | None = None
-    left: bool = False
-    resigned: bool = False
-    absences: int = 0
-
-    @property
-    def is_computer(self) -> bool:
-        return self.level is not None
 
 
 @dataclass(frozen=True)
@@ -49,7 +34,7 @@ class TableView:
     guild_id: int | None
     channel_id: int
     host_id: int
-    seats: tuple[SeatView, ...]
+    seats: tuple[Seat, ...]
     on_leave: str
     turn: int | None
     ply: int

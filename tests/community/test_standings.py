@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cogs.community import form_of
-from engine.manager.store import ResultLine, ResultRecord, SeatRecord, Store, TableManners
+from engine.manager.store import ResultLine, ResultRecord, Seat, Store, TableManners
 
 
 @pytest.fixture
@@ -17,25 +17,25 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
         yield s
 
 
-async def finish(store: Store, kind: str, guild: int, channel: int, seats: list[SeatRecord],
+async def finish(store: Store, kind: str, guild: int, channel: int, seats: list[Seat],
                  winners: set[int], *, at: float, draw: bool = False) -> None:
     gid = await store.games.create_lobby(kind, {}, guild, channel, seats[0].user_id or 0, seats,
                                    lobby_deadline=None, on_leave="skip", now=at)
     assert gid is not None
-    results = [ResultRecord(s.seat, s.user_id, s.level, s.name, s.seat,
-                            "draw" if draw else "win" if s.seat in winners else "loss", False)
+    results = [ResultRecord(s.index, s.user_id, s.level, s.name, s.index,
+                            "draw" if draw else "win" if s.index in winners else "loss", False)
                for s in seats]
     await store.games.record(gid, [], {}, now=at, turn_deadline=None, results=results)
 
 
-ANN, BOB = SeatRecord(0, 1, "Ann"), SeatRecord(1, 2, "Bob")
-EASY, HARD = SeatRecord(1, None, "Computer", "easy"), SeatRecord(1, None, "Computer", "hard")
+ANN, BOB = Seat(0, 1, "Ann"), Seat(1, 2, "Bob")
+EASY, HARD = Seat(1, None, "Computer", "easy"), Seat(1, None, "Computer", "hard")
 
 
 async def test_a_newcomer_with_one_lucky_win_is_not_on_the_leaderboard(store: Store) -> None:
     for n in range(3):
         await finish(store, "kids", 10, n, [ANN, BOB], {0 if n < 2 else 1}, at=n)
-    await finish(store, "kids", 10, 9, [SeatRecord(0, 3, "Cid"), EASY], {0}, at=9)
+    await finish(store, "kids", 10, 9, [Seat(0, 3, "Cid"), EASY], {0}, at=9)
     ranking = await store.standings.ranking(10, min_games=3)
     assert [(r.name, r.wins, r.games) for r in ranking] == [("Ann", 2, 3), ("Bob", 1, 3)]
     assert "Cid" in [r.name for r in await store.standings.ranking(10, min_games=1)]
@@ -44,10 +44,10 @@ async def test_a_newcomer_with_one_lucky_win_is_not_on_the_leaderboard(store: St
 async def test_win_rate_ranks_before_the_number_of_wins(store: Store) -> None:
     # Ann wins 3 of 6, Bob 2 of 2 (against computers): Bob's rate is better
     for n in range(6):
-        await finish(store, "dice", 10, n, [ANN, SeatRecord(1, 4, "Dee")], {0 if n < 3 else 1},
+        await finish(store, "dice", 10, n, [ANN, Seat(1, 4, "Dee")], {0 if n < 3 else 1},
                      at=n)
     for n in range(2):
-        await finish(store, "dice", 10, 20 + n, [SeatRecord(0, 2, "Bob"), EASY], {0}, at=20 + n)
+        await finish(store, "dice", 10, 20 + n, [Seat(0, 2, "Bob"), EASY], {0}, at=20 + n)
     assert [r.name for r in await store.standings.ranking(10, min_games=2)][:2] == ["Bob", "Ann"]
 
 

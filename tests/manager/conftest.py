@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from engine.ai import RandomAgent
 from engine.manager import GameManager, ManualClock, Player, Store
-from engine.manager.computer import RandomAgent
 from engine.manager.events import Event
 
 ANN = Player(1, "Ann")

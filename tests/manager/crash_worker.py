@@ -15,8 +15,8 @@ import logging
 import random
 import sys
 
+from engine.ai import RandomAgent
 from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.computer import RandomAgent
 from engine.manager.events import Event, Moved
 
 GUILD = 77

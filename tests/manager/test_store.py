@@ -16,7 +16,7 @@ from engine.manager.store import (
     Layout,
     ResultRecord,
     SchemaTooNew,
-    SeatRecord,
+    Seat,
     Standings,
     Store,
     StoreError,
@@ -51,7 +51,7 @@ async def test_an_old_database_is_upgraded_and_keeps_its_games(db_path: Path) ->
         assert new.schema_version == len(migration_files()) >= 2
         rec = await new.games.load_game(gid)
         assert rec is not None and rec.options == {"level": "2"} and rec.on_leave == "skip"
-        assert rec.seats == [SeatRecord(0, 9, "Host")]
+        assert rec.seats == [Seat(0, 9, "Host")]
         await new.games.save_guild_settings(GuildSettings(7, turn_timer=60.0))
         assert (await new.games.guild_settings(7)).turn_timer == 60.0
     async with await Store.open(db_path) as again:  # nothing applied twice
@@ -59,7 +59,7 @@ async def test_an_old_database_is_upgraded_and_keeps_its_games(db_path: Path) ->
 
 
 async def test_one_active_lobby_per_channel_in_the_database_too(store: Store) -> None:
-    args = ("dice", {}, 1, 42, 5, [SeatRecord(0, 5, "A")])
+    args = ("dice", {}, 1, 42, 5, [Seat(0, 5, "A")])
     assert await store.games.create_lobby(*args, lobby_deadline=None, on_leave="skip", now=0)
     assert await store.games.create_lobby(*args, lobby_deadline=None, on_leave="skip",
                                     now=0) is None
@@ -70,7 +70,7 @@ async def test_a_failed_transaction_takes_no_other_games_writes_with_it(
 ) -> None:
     ids = []
     for ch in range(20):
-        gid = await store.games.create_lobby("kids", {}, 1, ch, 5, [SeatRecord(0, 5, "A")],
+        gid = await store.games.create_lobby("kids", {}, 1, ch, 5, [Seat(0, 5, "A")],
                                        lobby_deadline=None, on_leave="skip", now=0)
         assert gid is not None
         ids.append(gid)
@@ -94,13 +94,13 @@ async def test_a_failed_transaction_takes_no_other_games_writes_with_it(
 
 async def test_stats_and_leaderboard_per_kind_and_per_server(store: Store) -> None:
     async def finished(kind: str, guild: int, channel: int, winner: int) -> None:
-        seats = [SeatRecord(0, 1, "Ann"), SeatRecord(1, 2, "Bob"),
-                 SeatRecord(2, None, "Computer 1", "easy")]
+        seats = [Seat(0, 1, "Ann"), Seat(1, 2, "Bob"),
+                 Seat(2, None, "Computer 1", "easy")]
         gid = await store.games.create_lobby(kind, {}, guild, channel, 1, seats,
                                        lobby_deadline=None, on_leave="skip", now=0)
         assert gid is not None
-        results = [ResultRecord(s.seat, s.user_id, s.level, s.name, s.seat,
-                                "win" if s.seat == winner else "loss", False) for s in seats]
+        results = [ResultRecord(s.index, s.user_id, s.level, s.name, s.index,
+                                "win" if s.index == winner else "loss", False) for s in seats]
         await store.games.record(gid, [], {}, now=1, turn_deadline=None, results=results)
 
     await finished("kids", 10, 1, winner=0)
@@ -119,7 +119,7 @@ async def test_stats_and_leaderboard_per_kind_and_per_server(store: Store) -> No
 
 async def test_names_are_data_never_sql(store: Store) -> None:
     evil = "Robert'); DROP TABLE games;--"
-    gid = await store.games.create_lobby("kids", {}, 1, 1, 5, [SeatRecord(0, 5, evil)],
+    gid = await store.games.create_lobby("kids", {}, 1, 1, 5, [Seat(0, 5, evil)],
                                    lobby_deadline=None, on_leave="skip", now=0)
     rec = await store.games.load_game(gid or 0)
     assert rec is not None and rec.seats[0].name == evil
@@ -150,7 +150,7 @@ async def test_a_database_of_a_newer_bot_is_refused_and_left_untouched(db_path: 
 
 
 async def test_the_three_owners_share_one_connection(store: Store) -> None:
-    gid = await store.games.create_lobby("kids", {}, 1, 3, 5, [SeatRecord(0, 5, "A")],
+    gid = await store.games.create_lobby("kids", {}, 1, 3, 5, [Seat(0, 5, "A")],
                                          lobby_deadline=None, on_leave="skip", now=0)
     assert gid is not None
     await store.layout.save_table_manners(TableManners(1, own_thread=True))

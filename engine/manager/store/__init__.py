@@ -19,6 +19,7 @@ from typing import Any
 
 import aiosqlite
 
+from ..seats import Seat
 from .connection import (
     DEFAULT_PATH,
     MIGRATIONS,
@@ -27,7 +28,7 @@ from .connection import (
     StoreError,
     migration_files,
 )
-from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord, SeatRecord
+from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
 
@@ -99,7 +100,7 @@ __all__ = [
     "ResultLine",
     "ResultRecord",
     "SchemaTooNew",
-    "SeatRecord",
+    "Seat",
     "Standings",
     "Stats",
     "Store",

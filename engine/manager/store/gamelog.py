@@ -15,22 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..seats import Seat
 from .connection import Connection, dumps
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class SeatRecord:
-    """One seat as stored: a person (``user_id``) or a computer player (``level``)."""
-
-    seat: int
-    user_id: int | None
-    name: str
-    level: str | None = None
-    left: bool = False
-    resigned: bool = False
-    absences: int = 0
 
 
 @dataclass
@@ -53,7 +41,7 @@ class GameRecord:
     end_reason: str | None
     created_at: float
     updated_at: float
-    seats: list[SeatRecord] = field(default_factory=list)
+    seats: list[Seat] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
 
 
@@ -97,7 +85,7 @@ class GameLog:
         guild_id: int | None,
         channel_id: int,
         host_id: int,
-        seats: Sequence[SeatRecord],
+        seats: Sequence[Seat],
         *,
         lobby_deadline: float | None,
         on_leave: str,
@@ -124,7 +112,7 @@ class GameLog:
             return None
 
     async def save_lobby(
-        self, game_id: int, seats: Sequence[SeatRecord], *, lobby_deadline: float | None,
+        self, game_id: int, seats: Sequence[Seat], *, lobby_deadline: float | None,
         now: float,
     ) -> None:
         def work(db: sqlite3.Connection) -> None:
@@ -167,7 +155,7 @@ class GameLog:
         seed: int,
         options: dict[str, Any],
         snapshot: dict[str, Any],
-        seats: Sequence[SeatRecord],
+        seats: Sequence[Seat],
         turn_deadline: float | None,
         now: float,
     ) -> None:
@@ -192,7 +180,7 @@ class GameLog:
         now: float,
         turn_deadline: float | None,
         turn_reminded: bool = False,
-        seats: Sequence[SeatRecord] | None = None,
+        seats: Sequence[Seat] | None = None,
         results: Sequence[ResultRecord] | None = None,
         end_reason: str | None = None,
     ) -> None:
@@ -201,7 +189,7 @@ class GameLog:
         status = "finished" if results is not None else "playing"
         snapshot_json = dumps(snapshot)
         seat_rows = [(s.user_id, s.level, s.name, int(s.left), int(s.resigned), s.absences,
-                      game_id, s.seat) for s in seats or ()]
+                      game_id, s.index) for s in seats or ()]
 
         def work(db: sqlite3.Connection) -> None:
             db.executemany(
@@ -237,7 +225,7 @@ class GameLog:
         *,
         turn_deadline: float | None,
         turn_reminded: bool,
-        seats: Sequence[SeatRecord] = (),
+        seats: Sequence[Seat] = (),
         now: float,
     ) -> None:
         """Store the turn timer's state (a reminder sent, an absence counted)."""
@@ -250,7 +238,7 @@ class GameLog:
             )
             db.executemany(
                 "UPDATE seats SET absences = ? WHERE game_id = ? AND seat = ?",
-                [(s.absences, game_id, s.seat) for s in seats],
+                [(s.absences, game_id, s.index) for s in seats],
             )
 
         await self._db.write(work)
@@ -325,11 +313,11 @@ class GameLog:
 
 
 
-def _write_seats(db: sqlite3.Connection, game_id: int, seats: Iterable[SeatRecord]) -> None:
+def _write_seats(db: sqlite3.Connection, game_id: int, seats: Iterable[Seat]) -> None:
     db.executemany(
         "INSERT INTO seats (game_id, seat, user_id, level, name, left_game, resigned,"
         " absences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(game_id, s.seat, s.user_id, s.level, s.name, int(s.left), int(s.resigned),
+        [(game_id, s.index, s.user_id, s.level, s.name, int(s.left), int(s.resigned),
           s.absences) for s in seats],
     )
 
@@ -346,7 +334,7 @@ def _complete(db: sqlite3.Connection, row: Sequence[Any]) -> GameRecord:
     seats = db.execute(
         "SELECT seat, user_id, level, name, left_game, resigned, absences FROM seats"
         " WHERE game_id = ? ORDER BY seat", (rec.id,)).fetchall()
-    rec.seats = [SeatRecord(seat=s[0], user_id=s[1], level=s[2], name=s[3],
+    rec.seats = [Seat(index=s[0], user_id=s[1], level=s[2], name=s[3],
                             left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
                  for s in seats]
     actions = db.execute(
