@@ -2,7 +2,7 @@
 
 Short sections in the order a family reads them at the table: a turn, the special cards
 or rolls (shown in the picture), winning, the draw rule, the beginners' levels for
-parents, and the decisions a digital game has to take (RULES.md "Decisions").
+parents, and the decisions a digital game has to take (docs/RULES-MAP.md, "Decisions").
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ GAP = 24
 CAPTION = 22
 
 # An example sequence drawn on the small board, with the free corner counting for red in
-# Kids. The spaces are real positions of each board (RULES.md), so the picture is true.
+# Kids. The spaces are real positions of each board (docs/RULES-MAP.md), so the picture is true.
 KIDS_EXAMPLE = {"red": ("B2", "C3", "D4"), "blue": ("E2", "B5"), "line": ("A1", "B2", "C3",
                                                                           "D4")}
 DICE_EXAMPLE = {"green": ("B6", "C6", "D6", "E6", "F6"), "blue": ("C3", "D3", "E4"),

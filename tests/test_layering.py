@@ -1,4 +1,4 @@
-"""The import rule of ARCHITECTURE.md, checked by reading every module's imports with ast.
+"""The import rule of docs/ARCHITECTURE.md, checked by reading every module's imports with ast.
 
 bot.py -> cogs -> (engine.manager, render) -> engine core. The engine core imports only
 the standard library; engine's async ring (manager, store) may add asyncio and aiosqlite;
@@ -81,7 +81,7 @@ def source_files() -> list[Path]:
 def test_module_imports_follow_the_layering(path: Path) -> None:
     module = module_name(path)
     wrong = sorted(name for name in imports_of(path) if not allowed(module, name))
-    assert not wrong, f"{module} may not import {wrong} (see ARCHITECTURE.md)"
+    assert not wrong, f"{module} may not import {wrong} (see docs/ARCHITECTURE.md)"
 
 
 def test_only_cogs_and_bot_import_discord() -> None:

@@ -1,4 +1,5 @@
-"""The rules say what RULES.md decided, in both languages, with a picture for each game."""
+"""The rules say what the decisions of docs/RULES-MAP.md decided, in both languages, with a
+picture for each game."""
 
 from __future__ import annotations
 

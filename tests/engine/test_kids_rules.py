@@ -1,5 +1,5 @@
-"""Sequence for Kids, rule by rule (seeds 000-003 and RULES.md). docs/RULES-MAP.md maps
-every rule sentence to the test here that checks it."""
+"""Sequence for Kids, rule by rule (seeds 000-003 and the decisions in docs/RULES-MAP.md).
+docs/RULES-MAP.md maps every rule sentence to the test here that checks it."""
 
 from __future__ import annotations
 
