@@ -5,13 +5,14 @@ Everything here but ``engine.manager`` (the async ring: asyncio, aiosqlite) is t
 
 Public face: ``new_game``, ``replay``, ``load`` (a saved game), ``GAMES`` (the registry:
 name -> class), ``Game`` (``legal_actions``, ``apply``, ``resign``, ``skip``,
-``observation``, ``to_dict``), ``Refusal`` (the base of every refusal, with a stable
-``code``), ``IllegalAction``, ``InvalidOptions``.
+``observation`` -> ``Observation``, ``to_dict``), ``Refusal`` (the base of every
+refusal, with a stable ``code``), ``IllegalAction``, ``InvalidOptions``.
 """
 
 from .errors import IllegalAction, InvalidOptions, Refusal
 from .factory import GAMES, load, new_game, replay
 from .game import Game
+from .observation import Observation
 from .options import GAME_NAMES
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Game",
     "IllegalAction",
     "InvalidOptions",
+    "Observation",
     "Refusal",
     "load",
     "new_game",

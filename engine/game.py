@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Self
 
 from .errors import IllegalAction
+from .observation import LastAction, Observation
 from .rng import GameRng
 from .spaces import bits, space_name
 
@@ -137,7 +138,7 @@ class Game(ABC):
         self.history.append("skip")
         self.end_turn_without_move(played=True)
 
-    def observation(self, seat: int | None = None) -> dict[str, Any]:
+    def observation(self, seat: int | None = None) -> Observation:
         """What ``seat`` may know (``None``: a spectator). JSON-safe; never another seat's
         hand nor the deck order."""
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.seats):
@@ -148,7 +149,7 @@ class Game(ABC):
             for s in bits(mask):
                 board[s] = side
         to_move = self.current_seat
-        obs: dict[str, Any] = {
+        obs: Observation = {
             "game": self.game,
             "options": dict(self.options),
             "width": width,
@@ -169,6 +170,7 @@ class Game(ABC):
             "resigned": list(self.resigned),
             "last": self.last_info(),
             "history_length": len(self.history),
+            "legal": [],
         }
         self.add_observation(obs, seat)
         obs["legal"] = self.legal_actions() if seat is not None and seat == to_move else []
@@ -251,7 +253,7 @@ class Game(ABC):
     def layout_labels(self) -> list[str]:
         """The picture on each space, row by row (Kids: card id or "free"; Dice: number)."""
 
-    def last_info(self) -> dict[str, Any] | None:
+    def last_info(self) -> LastAction | None:
         """The last action in words: seat, action, the space a chip was placed on, the space a
         chip was taken from and whose it was (for highlights and announcements)."""
         if self.last is None:
@@ -291,7 +293,7 @@ class Game(ABC):
         which nothing happened) or the mover resigned (not a turn at all)."""
 
     @abstractmethod
-    def add_observation(self, obs: dict[str, Any], seat: int | None) -> None: ...
+    def add_observation(self, obs: Observation, seat: int | None) -> None: ...
 
     @abstractmethod
     def add_state(self, d: dict[str, Any]) -> None: ...

@@ -33,6 +33,7 @@ from .kids_board import (
     deck_for,
     hand_size_for,
 )
+from .observation import LastAction, Observation
 from .spaces import bits, parse_space
 
 DEAD = 1 << 12
@@ -343,7 +344,7 @@ class KidsGame(Game):
     def layout_labels(self) -> list[str]:
         return list(LAYOUT)
 
-    def last_info(self) -> dict[str, Any] | None:
+    def last_info(self) -> LastAction | None:
         info = super().last_info()
         if info is not None and self.last is not None:
             move = self.last[1]
@@ -355,7 +356,7 @@ class KidsGame(Game):
                 info["card"] = None
         return info
 
-    def add_observation(self, obs: dict[str, Any], seat: int | None) -> None:
+    def add_observation(self, obs: Observation, seat: int | None) -> None:
         obs["level"] = self.level
         obs["hand_size"] = self.hand_size
         obs["deck_size"] = len(self.deck)

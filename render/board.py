@@ -10,7 +10,7 @@ palette PNG.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +45,7 @@ class Highlight:
     winning_line: tuple[str, ...] = ()
 
     @classmethod
-    def from_observation(cls, obs: dict[str, Any]) -> Highlight:
+    def from_observation(cls, obs: Mapping[str, Any]) -> Highlight:
         """The default: the observation's last move and winning line."""
         last = obs.get("last") or {}
         removed_side = last.get("removed_side")
@@ -140,7 +140,7 @@ class Geometry:
         return x0, y0, x0 + half - (self.margin // 2 if col == 0 else 0), y0 + self.row_height
 
 
-def geometry_for(obs: dict[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
+def geometry_for(obs: Mapping[str, Any], cell: int = DEFAULT_CELL) -> Geometry:
     return Geometry(str(obs["game"]), int(obs["width"]), int(obs["height"]), cell,
                     max(1, int(obs["seats"])))
 
@@ -257,7 +257,7 @@ def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
 # -- per move ----------------------------------------------------------------------------
 
 
-def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+def board_image(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Image.Image:
     """The board as a palette ('P') image. ``names``: the display name of each seat."""
     from .legend import draw_legend  # the legend needs Geometry from here
@@ -289,7 +289,7 @@ def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
     return canvas.image
 
 
-def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+def board_png(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
               highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> bytes:
     """The board as PNG bytes. ``highlight`` defaults to the observation's last move,
     removed chip and winning line."""

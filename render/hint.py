@@ -3,7 +3,7 @@ chip to be taken away also crossed out), so a child sees where to play at a glan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PIL import ImageDraw
@@ -15,7 +15,7 @@ from .encode import png_bytes
 HINT_CELL = 56  # a nudge, smaller than the board message
 
 
-def hint_png(obs: dict[str, Any], action: str, *, names: Sequence[str], lang: str = "en",
+def hint_png(obs: Mapping[str, Any], action: str, *, names: Sequence[str], lang: str = "en",
              cell: int = HINT_CELL) -> bytes | None:
     """The board of ``obs`` with ``action``'s space framed; None for a move with no space
     (a roll, a pass, a dead-card exchange)."""

@@ -3,7 +3,7 @@ dice; then whose turn it is or who won) and one slot per seat (chip, name, top d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import palette as pal
@@ -24,7 +24,7 @@ AND = {"en": " & ", "no": " og "}
 PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
 
 
-def draw_legend(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def draw_legend(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                 lang: str) -> None:
     _draw_header(canvas, geo, obs, names, lang)
     colours: list[str] = list(obs.get("colours") or [])
@@ -44,7 +44,7 @@ def _chip(canvas: Canvas, colour: str, d: int, x: float, y: float, bg: pal.RGB) 
     canvas.paste(("chip", colour, d), lambda: chip(colour, d), (x, y), bg)
 
 
-def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequence[str],
+def _draw_header(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
                  lang: str) -> None:
     c = geo.cell
     cy = geo.legend_top + geo.header_height / 2 + c * 0.03
@@ -66,7 +66,7 @@ def _draw_header(canvas: Canvas, geo: Geometry, obs: dict[str, Any], names: Sequ
         _draw_status(canvas, geo, status, left=x, right=right, cy=cy)
 
 
-def _draw_header_left(canvas: Canvas, geo: Geometry, obs: dict[str, Any], lang: str,
+def _draw_header_left(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], lang: str,
                       x: float, cy: float, *, draw: bool) -> float:
     """The deck (Kids) or the last roll and the row length (Dice) from ``x``; returns where
     the status may start. With ``draw`` false, only measures."""
@@ -117,7 +117,7 @@ def _deck_icon(w: int, h: int, c: int) -> Any:
     return out
 
 
-def _status(obs: dict[str, Any], names: Sequence[str],
+def _status(obs: Mapping[str, Any], names: Sequence[str],
             lang: str) -> tuple[str, str, str | None] | None:
     """Whose turn it is, who won, or a draw: (the name(s), the template around them, the
     side's chip colour if any); None if there is nothing to say."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..ai import Agent, Explanation, make_agent
+from ..observation import Observation
 
 log = logging.getLogger(__name__)
 
@@ -27,17 +28,17 @@ class Hint:
 
     action: str
     why: Explanation
-    observation: dict[str, Any]
+    observation: Observation
 
 
-def choose(agent: Agent, observation: dict[str, Any], seed: int) -> str:
+def choose(agent: Agent, observation: Observation, seed: int) -> str:
     """The agent's action, or a random legal one if it fails or answers nonsense.
 
     Runs in a worker thread (``asyncio.to_thread``): search may take a while.
     """
     legal: list[str] = observation["legal"]
     try:
-        action = agent.choose(observation)
+        action = agent.choose(_plain(observation))
         if action in legal:
             return action
         log.error("computer player %s chose %r, not a legal action; playing random",
@@ -47,7 +48,7 @@ def choose(agent: Agent, observation: dict[str, Any], seed: int) -> str:
     return random.Random(seed).choice(legal)
 
 
-def suggest(observation: dict[str, Any], seed: int) -> Hint:
+def suggest(observation: Observation, seed: int) -> Hint:
     """The hint player's move for the seat to move in ``observation``, and its reason.
 
     Runs in a worker thread. The reason is the engine's explanation of the move actually
@@ -55,11 +56,17 @@ def suggest(observation: dict[str, Any], seed: int) -> Hint:
     agent = make_agent(HINT_LEVEL, seed)
     action = choose(agent, observation, seed)
     try:
-        why = agent.explain(observation, action)
+        why = agent.explain(_plain(observation), action)
     except Exception:
         log.exception("no explanation for the hint %r", action)
         why = Explanation("good_move")
     return Hint(action, why, observation)
+
+
+def _plain(observation: Observation) -> dict[str, Any]:
+    """``engine.ai`` types observations as plain dicts; at run time they are one (the same
+    object is passed, not a copy)."""
+    return cast("dict[str, Any]", observation)
 
 
 __all__ = ["HINT_LEVEL", "Agent", "Hint", "choose", "make_agent", "suggest"]

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import IllegalAction
 from ..factory import load, new_game, replay
 from ..game import Game
+from ..observation import Observation
 from ..options import GAMES, normalise_options
 from .computer import Agent, Hint, choose, make_agent, suggest
 from .errors import ManagerError, refuse
@@ -209,13 +210,13 @@ class GameManager:
     def seat_of(self, game_id: int, user_id: int) -> int | None:
         return self._table(game_id).person_seat(user_id)
 
-    def observation_for(self, game_id: int, user_id: int) -> dict[str, Any]:
+    def observation_for(self, game_id: int, user_id: int) -> Observation:
         """The user's private view (hand, legal actions); a non-player's is the spectator's."""
         table = self._table(game_id)
         game = self._game_of(table)
         return game.observation(table.person_seat(user_id))
 
-    def spectator_observation(self, game_id: int) -> dict[str, Any]:
+    def spectator_observation(self, game_id: int) -> Observation:
         return self._game_of(self._table(game_id)).observation(None)
 
     def announcing(self, game_id: int) -> bool:
@@ -620,9 +621,9 @@ class GameManager:
             raise
         entry = game.history[ply]
         spectator = game.observation(None)
-        last = spectator.get("last") or {}
+        last = spectator["last"]
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
-                      last.get("placed"), last.get("removed"), ply)
+                      last["placed"] if last else None, last["removed"] if last else None, ply)
         table.outbox.append(moved)
         view = moved.table
         # A card played or exchanged means a card drawn, even when the new card is another

@@ -269,3 +269,19 @@ def test_a_save_loads_through_the_registry_and_never_as_the_other_game() -> None
     assert engine.GAMES["kids"] is KidsGame and engine.GAMES["dice"] is DiceGame
     with pytest.raises(ValueError):
         KidsGame.from_dict(saved)
+
+
+@pytest.mark.parametrize("game", ["kids", "dice"])
+def test_every_observation_key_is_named_in_the_observation_type(game: str) -> None:
+    from engine.observation import LastAction, Observation
+
+    g = engine.new_game(game, 3, seed=4)
+    for _ in range(5):
+        g.apply(g.legal_actions()[0])
+    for seat in (None, 0, 1, 2):
+        obs = g.observation(seat)
+        assert set(obs) <= set(Observation.__annotations__)
+        assert Observation.__required_keys__ <= set(obs)
+        last = obs["last"]
+        assert last is not None and set(last) <= set(LastAction.__annotations__)
+        assert LastAction.__required_keys__ <= set(last)
