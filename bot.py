@@ -35,7 +35,7 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from engine.manager import GameManager
-from engine.store import Store
+from engine.manager.store import Store
 
 log = logging.getLogger("sequence")
 
@@ -139,13 +139,15 @@ class SequenceBot(commands.Bot):
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
         self.desk = desk = Desk(self, manager)
         # the servers' languages and layouts before anything is shown, whatever cog loads
-        await desk.prefs.load(store)
+        await desk.prefs.load(store.games, store.layout)
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and
         # settings join the /sequence group, so they come after it)
-        for name, make in (("sequence", lambda: Sequence(self, desk)),
-                           ("community", lambda: Community(self, manager, desk.prefs, store))):
+        for name, make in (
+                ("sequence", lambda: Sequence(self, desk)),
+                ("community", lambda: Community(self, manager, desk.prefs, store.standings,
+                                                store.layout))):
             try:
                 await self.add_cog(make())
             except Exception:

@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 import engine
+from engine.ai import RandomAgent
 from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.computer import RandomAgent
-from engine.store import SeatRecord
+from engine.manager.store import Seat
 
 GAMES = 200
 MOVES_PER_GAME = 15
@@ -45,12 +45,12 @@ async def store_moves(folder: Path) -> tuple[list[float], list[float]]:
     rng = random.Random(1)
     try:
         for n in range(20):
-            gid = await store.create_lobby("kids", {}, 1, n, 1, [SeatRecord(0, 1, "a"),
-                                           SeatRecord(1, 2, "b")], lobby_deadline=None,
+            gid = await store.games.create_lobby("kids", {}, 1, n, 1, [Seat(0, 1, "a"),
+                                           Seat(1, 2, "b")], lobby_deadline=None,
                                            on_leave="skip", now=0)
             assert gid is not None
             game = engine.new_game("kids", 2, n)
-            await store.start_game(gid, seed=n, options=game.options,
+            await store.games.start_game(gid, seed=n, options=game.options,
                                    snapshot=game.to_dict(), seats=[], turn_deadline=None,
                                    now=0)
             while not game.is_over and len(game.history) < 60:
@@ -60,7 +60,7 @@ async def store_moves(folder: Path) -> tuple[list[float], list[float]]:
                 game.apply(action)
                 snapshot = game.to_dict()
                 if ply % 2:
-                    await store.record(gid, [(ply, 0, action)], snapshot, now=0,
+                    await store.games.record(gid, [(ply, 0, action)], snapshot, now=0,
                                        turn_deadline=None)
                     one_hop.append(time.perf_counter() - started)
                 else:

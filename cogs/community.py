@@ -23,7 +23,7 @@ from discord.ext import commands
 from engine.dice_board import COLOURS as DICE_COLOURS
 from engine.kids_board import COLOURS as KIDS_COLOURS
 from engine.manager import GameManager
-from engine.store import GuildSettings, ResultLine, Store, TableManners
+from engine.manager.store import GuildSettings, Layout, ResultLine, Standings, TableManners
 
 from . import i18n
 from .i18n import locale_str as L
@@ -87,11 +87,12 @@ class Community(commands.Cog):
     """Stats, the leaderboard and the server's settings (subcommands of ``/sequence``)."""
 
     def __init__(self, bot: commands.Bot, manager: GameManager, prefs: Preferences,
-                 store: Store) -> None:
+                 standings: Standings, layout: Layout) -> None:
         self.bot = bot
         self.manager = manager
         self.prefs = prefs
-        self.store = store
+        self.standings = standings
+        self.layout = layout
 
     async def cog_load(self) -> None:
         """Move this cog's commands under ``/sequence`` (the tree would otherwise add them
@@ -130,12 +131,12 @@ class Community(commands.Cog):
                 await reply(interaction, t("stats.computer", lang))
                 return
             await interaction.response.defer(ephemeral=True, thinking=True)
-            record = await self.store.stats(who.id, guild_id=guild_id, kind=game)
+            record = await self.standings.stats(who.id, guild_id=guild_id, kind=game)
             name = getattr(who, "display_name", who.name)
             if record.games == 0:
                 await reply(interaction, t("stats.none", lang, name=name))
                 return
-            form = form_of(await self.store.results_of(who.id, guild_id=guild_id, kind=game))
+            form = form_of(await self.standings.results_of(who.id, guild_id=guild_id, kind=game))
             title = (t("stats.title.kind", lang, name=name, game=t(f"game.{game}", lang),
                        guild=self._guild_name(interaction)) if game
                      else t("stats.title", lang, name=name, guild=self._guild_name(interaction)))
@@ -172,9 +173,9 @@ class Community(commands.Cog):
             if guild_id is None:
                 raise refusal("server_only")
             await interaction.response.defer(thinking=True)
-            people = await self.store.ranking(guild_id, kind=game, min_games=MIN_GAMES,
+            people = await self.standings.ranking(guild_id, kind=game, min_games=MIN_GAMES,
                                               limit=TOP)
-            levels = await self.store.computer_standings(guild_id, kind=game)
+            levels = await self.standings.computer_standings(guild_id, kind=game)
             guild = self._guild_name(interaction)
             title = (t("leaderboard.title.kind", lang, game=t(f"game.{game}", lang), guild=guild)
                      if game else t("leaderboard.title", lang, guild=guild))
@@ -258,12 +259,12 @@ class Community(commands.Cog):
             if changed:
                 saved = await self.manager.set_guild_settings(guild_id, **changes)
                 self.prefs.language_chosen(guild_id, saved.locale)
-            manners = await self.store.table_manners(guild_id)
+            manners = await self.layout.table_manners(guild_id)
             if own_thread is not None or tidy_boards is not None:
                 manners = TableManners(
                     guild_id, own_thread=manners.own_thread if own_thread is None else own_thread,
                     tidy_boards=manners.tidy_boards if tidy_boards is None else tidy_boards)
-                await self.store.save_table_manners(manners)
+                await self.layout.save_table_manners(manners)
                 self.prefs.layout_chosen(guild_id, own_thread=manners.own_thread,
                                          tidy_boards=manners.tidy_boards)
             current = await self.manager.guild_settings(guild_id)

@@ -14,7 +14,7 @@ import logging
 import discord
 
 from engine.manager import GameManager
-from engine.store import GuildSettings
+from engine.manager.store import GuildSettings
 from render.rules import rules_png
 
 from .i18n import t

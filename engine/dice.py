@@ -21,6 +21,7 @@ from .dice_board import (
 )
 from .errors import IllegalAction
 from .game import Game
+from .observation import LastAction, Observation
 from .spaces import bits, lines_through, parse_space
 
 PLACE = 0
@@ -146,7 +147,7 @@ class DiceGame(Game):
             self.last = (self.current, SKIP, -1)
         self._end_turn(self.current)
 
-    def last_info(self) -> dict[str, Any] | None:
+    def last_info(self) -> LastAction | None:
         info = super().last_info()
         if info is not None and self.last is not None:
             info["dice"] = list(self.last[3:5]) if len(self.last) >= 5 else None
@@ -235,7 +236,7 @@ class DiceGame(Game):
     def layout_labels(self) -> list[str]:
         return [str(n) for n in LAYOUT]
 
-    def add_observation(self, obs: dict[str, Any], seat: int | None) -> None:
+    def add_observation(self, obs: Observation, seat: int | None) -> None:
         obs["sequence_length"] = self.sequence_length
         obs["dice"] = list(self.dice) if self.dice else None
         obs["last_roll"] = list(self.last_roll) if self.last_roll else None

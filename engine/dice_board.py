@@ -1,4 +1,4 @@
-"""Sequence Dice: the number board (see shared/design/RULES.md)."""
+"""Sequence Dice: the number board (decisions: docs/RULES-MAP.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Creating and replaying games."""
+"""The registry of games: creating, replaying and loading them.
+
+The one place that knows every variant. ``Game`` never imports its subclasses (that would
+make ``engine.game`` and its variants import each other); whatever must pick a class by
+the game's name (a new game, a replay, a save to load) comes here.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +16,16 @@ from .game import Game
 from .kids import KidsGame
 from .options import normalise_options
 
+GAMES: dict[str, type[Game]] = {"kids": KidsGame, "dice": DiceGame}
 
-def game_class(game: str) -> type[KidsGame] | type[DiceGame]:
-    if game == "kids":
-        return KidsGame
-    if game == "dice":
-        return DiceGame
-    raise InvalidOptions("unknown_game", f"Unknown game {game!r}: choose kids or dice.",
-                         game=str(game))
+
+def game_class(game: str) -> type[Game]:
+    """The class of ``game`` ("kids" or "dice")."""
+    cls = GAMES.get(game) if isinstance(game, str) else None
+    if cls is None:
+        raise InvalidOptions("unknown_game", f"Unknown game {game!r}: choose kids or dice.",
+                             game=str(game))
+    return cls
 
 
 def new_game(game: str, seats: int, seed: int, **options: Any) -> Game:
@@ -41,3 +48,8 @@ def replay(game: str, seats: int, seed: int, history: Iterable[str], **options: 
     for entry in history:
         g.apply_entry(entry)
     return g
+
+
+def load(d: dict[str, Any]) -> Game:
+    """A game saved with ``Game.to_dict`` (after a trip through JSON), whatever its game."""
+    return game_class(d["game"]).from_dict(d)

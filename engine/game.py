@@ -10,22 +10,27 @@ search with.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from .errors import IllegalAction
+from .observation import LastAction, Observation
 from .rng import GameRng
 from .spaces import bits, space_name
 
 
 class Game(ABC):
-    """One game of Sequence for Kids or Sequence Dice. Create it with ``engine.new_game``."""
+    """One game of Sequence for Kids or Sequence Dice. Create it with ``engine.new_game``,
+    load a saved one with ``engine.load``."""
 
     game: ClassVar[str]
     width: ClassVar[int]
     height: ClassVar[int]
     colours: ClassVar[tuple[str, ...]]
 
-    def __init__(self, seats: int, seed: int, options: dict[str, Any]) -> None:
+    def __init__(self, seats: int, seed: int, options: dict[str, Any], deal: bool = True
+                 ) -> None:
+        """``deal=False`` leaves out the opening random events (the deal, the roll-off):
+        ``from_dict`` fills the state in from a save instead."""
         self.seats = seats
         self.seed = seed
         self.options = dict(options)
@@ -133,7 +138,7 @@ class Game(ABC):
         self.history.append("skip")
         self.end_turn_without_move(played=True)
 
-    def observation(self, seat: int | None = None) -> dict[str, Any]:
+    def observation(self, seat: int | None = None) -> Observation:
         """What ``seat`` may know (``None``: a spectator). JSON-safe; never another seat's
         hand nor the deck order."""
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.seats):
@@ -144,7 +149,7 @@ class Game(ABC):
             for s in bits(mask):
                 board[s] = side
         to_move = self.current_seat
-        obs: dict[str, Any] = {
+        obs: Observation = {
             "game": self.game,
             "options": dict(self.options),
             "width": width,
@@ -165,6 +170,7 @@ class Game(ABC):
             "resigned": list(self.resigned),
             "last": self.last_info(),
             "history_length": len(self.history),
+            "legal": [],
         }
         self.add_observation(obs, seat)
         obs["legal"] = self.legal_actions() if seat is not None and seat == to_move else []
@@ -192,12 +198,14 @@ class Game(ABC):
         self.add_state(d)
         return d
 
-    @staticmethod
-    def from_dict(d: dict[str, Any]) -> Game:
-        """Rebuild a game saved with ``to_dict`` (after a trip through JSON)."""
-        from .factory import game_class
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """Rebuild a game of this class saved with ``to_dict`` (after a trip through JSON).
 
-        cls = game_class(d["game"])
+        The base class never names its variants (that would be an import cycle): to load a
+        save whatever its game, use ``engine.load`` (the registry in ``engine.factory``)."""
+        if d.get("game") != cls.game:
+            raise ValueError(f"a saved {d.get('game')!r} game is not a {cls.game!r} game")
         game = cls(d["seats"], d["seed"], d["options"], deal=False)
         game.rng = GameRng(d["rng"])
         game.chips = [int(c) for c in d["chips"]]
@@ -245,7 +253,7 @@ class Game(ABC):
     def layout_labels(self) -> list[str]:
         """The picture on each space, row by row (Kids: card id or "free"; Dice: number)."""
 
-    def last_info(self) -> dict[str, Any] | None:
+    def last_info(self) -> LastAction | None:
         """The last action in words: seat, action, the space a chip was placed on, the space a
         chip was taken from and whose it was (for highlights and announcements)."""
         if self.last is None:
@@ -285,7 +293,7 @@ class Game(ABC):
         which nothing happened) or the mover resigned (not a turn at all)."""
 
     @abstractmethod
-    def add_observation(self, obs: dict[str, Any], seat: int | None) -> None: ...
+    def add_observation(self, obs: Observation, seat: int | None) -> None: ...
 
     @abstractmethod
     def add_state(self, d: dict[str, Any]) -> None: ...

@@ -33,6 +33,7 @@ from .kids_board import (
     deck_for,
     hand_size_for,
 )
+from .observation import LastAction, Observation
 from .spaces import bits, parse_space
 
 DEAD = 1 << 12
@@ -112,7 +113,7 @@ class KidsGame(Game):
         self.discards: list[list[int]] = [[] for _ in range(seats)]
         self.deck: list[int] = []
         self.exchanges = 0  # dead cards exchanged by the seat to move, this turn
-        self.idle = 0  # turns in a row in which no chip was placed or removed
+        self.idle = 0  # forced passes in a row (the draw rule); any other turn restarts it
         if deal:
             self.deck = deck_for(self.level)
             self.rng.shuffle(self.deck)
@@ -151,7 +152,7 @@ class KidsGame(Game):
         if move >= DEAD:
             if move == PASS:
                 self.last = (seat, PASS, -1)
-                self._end_turn(seat, changed=False)
+                self._end_turn(seat, forced_pass=True)
                 return
             card = move & 63
             self.hands[seat].remove(card)
@@ -219,13 +220,16 @@ class KidsGame(Game):
             pile.clear()
         self.rng.shuffle(self.deck)
 
-    def _end_turn(self, seat: int, changed: bool) -> None:
+    def _end_turn(self, seat: int, forced_pass: bool) -> None:
         self.exchanges = 0
-        if changed:
+        if not forced_pass:
+            # A turn lost to the timer proves nothing about the board: the round of forced
+            # passes starts again (docs/RULES-MAP.md, "Decisions").
             self.idle = 0
         else:
             self.idle += 1
-            # A full round with no chip placed or removed: nobody can move; a draw.
+            # A full round in which every seat still playing had to pass: nobody can
+            # move; a draw.
             if self.idle >= self.active_seat_count():
                 self.draw = True
                 self.end_reason = "no_moves"
@@ -240,7 +244,7 @@ class KidsGame(Game):
         assert seat is not None
         if played:
             self.last = (seat, SKIP, -1)
-            self._end_turn(seat, changed=False)
+            self._end_turn(seat, forced_pass=False)
         else:
             self.exchanges = 0
             self.current = self.next_active_seat(seat)
@@ -340,7 +344,7 @@ class KidsGame(Game):
     def layout_labels(self) -> list[str]:
         return list(LAYOUT)
 
-    def last_info(self) -> dict[str, Any] | None:
+    def last_info(self) -> LastAction | None:
         info = super().last_info()
         if info is not None and self.last is not None:
             move = self.last[1]
@@ -352,7 +356,7 @@ class KidsGame(Game):
                 info["card"] = None
         return info
 
-    def add_observation(self, obs: dict[str, Any], seat: int | None) -> None:
+    def add_observation(self, obs: Observation, seat: int | None) -> None:
         obs["level"] = self.level
         obs["hand_size"] = self.hand_size
         obs["deck_size"] = len(self.deck)

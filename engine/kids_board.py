@@ -1,4 +1,4 @@
-"""Sequence for Kids: the board, the cards and the deck (see shared/design/RULES.md)."""
+"""Sequence for Kids: the board, the cards and the deck (decisions: docs/RULES-MAP.md)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ for an attachment description."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .palette import chip_style
@@ -17,7 +17,7 @@ def _space(index: int, width: int) -> str:
     return f"{chr(ord('A') + col)}{row + 1}"
 
 
-def alt_text(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en") -> str:
+def alt_text(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en") -> str:
     """Describe the board: every chip by player and space, the free corners, the last move,
     whose turn it is (or the result), and the deck or the last roll. At most 1024
     characters: when the full text is longer, the animal names on the spaces go first,
@@ -29,7 +29,7 @@ def alt_text(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en") -> 
     return text[: LIMIT - 1].rstrip() + "…"
 
 
-def _describe(obs: dict[str, Any], names: Sequence[str], lang: str,
+def _describe(obs: Mapping[str, Any], names: Sequence[str], lang: str,
               with_pictures: bool) -> str:
     def say(key: str, **params: object) -> str:
         return t(f"alt.{key}", lang, **params)

@@ -173,7 +173,7 @@ def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
 # -- per move ----------------------------------------------------------------------------
 
 
-def board_image(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+def board_image(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
                 highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> Image.Image:
     """The board as a palette ('P') image. ``names``: the display name of each seat."""
     return board_canvas(obs, names=names, lang=lang, highlight=highlight, cell=cell).image
@@ -218,7 +218,7 @@ def position_canvas(obs: Mapping[str, Any], geo: Geometry, lang: str,
     return canvas
 
 
-def board_png(obs: dict[str, Any], *, names: Sequence[str], lang: str = "en",
+def board_png(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
               highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> bytes:
     """The board as PNG bytes. ``highlight`` defaults to the observation's last move,
     removed chip and winning line."""

@@ -5,7 +5,7 @@ game (server and channel) the hand belongs to."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -83,7 +83,7 @@ def _split_caption(text: str, size: int, max_width: int) -> tuple[str, str]:
     return text, ""  # one long word: the caller shortens it on one line
 
 
-def hand_image(obs: dict[str, Any], *, caption: str, lang: str = "en") -> Image.Image:
+def hand_image(obs: Mapping[str, Any], *, caption: str, lang: str = "en") -> Image.Image:
     """The hand of ``obs["seat"]`` as an RGB image (a Dice observation shows its roll)."""
     lang = lang_of(lang)
     cards: Sequence[str] = list(obs.get("hand") or [])
@@ -137,7 +137,7 @@ def _hand_palette(lang: str) -> Image.Image:
         return _palettes[lang]
 
 
-def hand_png(obs: dict[str, Any], *, caption: str, lang: str = "en") -> bytes:
+def hand_png(obs: Mapping[str, Any], *, caption: str, lang: str = "en") -> bytes:
     """The hand as PNG bytes (palette, no dither). ``caption``: which game this is, e.g.
     "Sequence for Kids · Family server · #games"."""
     lang = lang_of(lang)

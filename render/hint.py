@@ -4,7 +4,7 @@ so a hint reads like a choice with one answer: "play Lion on 1"."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .board import Highlight, board_canvas
@@ -15,7 +15,7 @@ from .marks import draw_space_mark
 HINT_CELL = 56  # a nudge, smaller than the board message
 
 
-def hint_png(obs: dict[str, Any], action: str, *, names: Sequence[str], lang: str = "en",
+def hint_png(obs: Mapping[str, Any], action: str, *, names: Sequence[str], lang: str = "en",
              cell: int = HINT_CELL, number: int = 1) -> bytes | None:
     """The board of ``obs`` with ``action``'s space marked ``number`` (the number that
     space has on the card's choice picture); None for a move with no space (a roll, a

@@ -48,7 +48,7 @@ DICE_EXAMPLE = {"green": ("B6", "C6", "D6", "E6", "F6"), "blue": ("C3", "D3", "E
 def example_board(game: str, lang: str = "en", *, cell: int = RULES_CELL) -> Image.Image:
     """The board with a winning line drawn on it, without the players' legend."""
     sample = engine.new_game(game, 2, 0)
-    obs: dict[str, Any] = sample.observation(None)
+    obs: dict[str, Any] = dict(sample.observation(None))
     example = KIDS_EXAMPLE if game == "kids" else DICE_EXAMPLE
     colours = list(obs["colours"])
     width = int(obs["width"])

@@ -126,8 +126,9 @@ async def main(args: argparse.Namespace) -> int:
                 break
             view = manager.get(gid)
             if view.turn is not None and view.seats[view.turn].user_id == YOU.user_id:
-                await manager.submit(gid, YOU.user_id, await manager.hint(gid, YOU.user_id))
-        rec = await store.load_game(gid)
+                hint = await manager.hint(gid, YOU.user_id)
+                await manager.submit(gid, YOU.user_id, hint.action)
+        rec = await store.games.load_game(gid)
         assert rec is not None and rec.seed is not None
         log.info("%d actions committed to %s in %.1f s", len(rec.actions),
                  out / "demo.sqlite3", time.perf_counter() - started)
@@ -140,7 +141,7 @@ async def main(args: argparse.Namespace) -> int:
                      console.images, len(gif) // 1024, out)
         else:
             log.info("render/ is not installed: no pictures this time")
-        stats = await store.stats(YOU.user_id)
+        stats = await store.standings.stats(YOU.user_id)
         log.info("your stats: %d game(s), %d win(s)", stats.games, stats.wins)
     finally:
         await manager.close()

@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import (
     Event,
     GameManager,
@@ -145,7 +145,7 @@ class Announcer:
             await self._posts.post_board(
                 table, obs, "\n".join([t("board.again", lang), messages.turn_line(table, lang)]),
                 view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang)
-        except EngineError:
+        except Refusal:
             pass  # the game ended meanwhile
         except Exception:
             log.exception("could not show the board of game %d again", game_id)
@@ -155,7 +155,7 @@ class Announcer:
             return
         try:
             self._manager.get(event.game_id)
-        except EngineError:
+        except Refusal:
             return  # the game ended while this was waiting its turn: no hand to show now
         await self._dms.deliver_hand(event.table, event.user_id, event.observation)
 

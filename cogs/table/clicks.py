@@ -14,8 +14,9 @@ from typing import Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import GameManager, Player, TableView
+from engine.observation import Observation
 
 from ..i18n import card as card_name
 from ..i18n import t
@@ -132,7 +133,7 @@ class TableClicks:
                               removing=card == "dragon")
 
     async def _offer(self, interaction: discord.Interaction, game_id: int,
-                     obs: dict[str, Any], actions: list[str], question: str, lang: str, *,
+                     obs: Observation, actions: list[str], question: str, lang: str, *,
                      removing: bool) -> None:
         """The choices for one move: the small board with the spaces numbered, and the
         buttons (or menus) with the same numbers, as an ephemeral reply."""
@@ -172,15 +173,16 @@ class TableClicks:
                                            expected_ply=ply)
             table = self._manager.get(game_id)
             obs = self._manager.observation_for(game_id, interaction.user.id)
-            roll = obs.get("last_roll") or ["?", "?"]
+            roll = obs.get("last_roll")
+            a, b = roll if roll else ("?", "?")
             actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
             if table.turn != obs.get("seat") or not actions:
                 await interaction.followup.send(
-                    t("moved.roll", lang, name=interaction.user.display_name, a=roll[0],
-                      b=roll[1]), ephemeral=True)
+                    t("moved.roll", lang, name=interaction.user.display_name, a=a, b=b),
+                    ephemeral=True)
                 return
             await self._offer(interaction, game_id, obs, actions,
-                              t("prompt.dice", lang, a=roll[0], b=roll[1]), lang,
+                              t("prompt.dice", lang, a=a, b=b), lang,
                               removing=all(a.startswith("remove@") for a in actions))
 
     # ------------------------------------------------------------------ rematches
@@ -199,13 +201,13 @@ class TableClicks:
         async with refusals(interaction, "rematch"):
             record = await self._manager.load_record(game_id)
             if record is None or record.status != "finished":
-                raise EngineError("rematch_gone", "That game can no longer be found.")
+                raise Refusal("rematch_gone", "That game can no longer be found.")
             if interaction.user.id not in {s.user_id for s in record.seats}:
-                raise EngineError("rematch_not_a_player", "Only the players can start a rematch.")
+                raise Refusal("rematch_not_a_player", "Only the players can start a rematch.")
             seats = [s for s in record.seats if not s.left]
             people = [s for s in seats if s.user_id is not None and s.level is None]
             if len(seats) < 2 or not people:
-                raise EngineError("rematch_too_few", "Too few players are left for a rematch.")
+                raise Refusal("rematch_too_few", "Too few players are left for a rematch.")
             host = people[0]
             host_id = host.user_id or 0
             await interaction.response.defer(thinking=True)
@@ -224,7 +226,7 @@ class TableClicks:
                                                              seat.level or "medium")
                         else:
                             await self._manager.join(channel_id, Player(seat.user_id, seat.name))
-                    except EngineError as exc:
+                    except Refusal as exc:
                         # someone else's lobby call got there first: seat whom we can
                         log.info("rematch of game %d: could not seat %s again (%s)", game_id,
                                  seat.name, exc.code)

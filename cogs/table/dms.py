@@ -17,8 +17,9 @@ from typing import Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import GameManager, TableView
+from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
@@ -101,7 +102,7 @@ class DirectMessages:
         return not self.closed(user_id)
 
     async def deliver_hand(self, table: TableView, user_id: int,
-                           obs: dict[str, Any] | None = None, *, retry: bool = True) -> None:
+                           obs: Observation | None = None, *, retry: bool = True) -> None:
         """The hand by DM (``obs``: the seat's view to show, default as it is now); if DMs
         are closed, the channel hears so once per game (without the hand)."""
         lang = self._prefs.user_lang(user_id, table.guild_id)
@@ -134,7 +135,7 @@ class DirectMessages:
             table = self._manager.get(game_id)
             if table.status == "playing":
                 await self.deliver_hand(table, user_id, retry=False)
-        except EngineError:
+        except Refusal:
             pass  # the game ended meanwhile: no hand to show
         except Exception:
             log.exception("could not send the hand of game %d again", game_id)

@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from engine.manager import TableView
+from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
@@ -25,7 +26,7 @@ def where(bot: discord.Client, table: TableView, lang: str) -> str:
                           guild.name if guild else "")
 
 
-async def hand_payload(bot: discord.Client, table: TableView, obs: dict[str, Any], lang: str
+async def hand_payload(bot: discord.Client, table: TableView, obs: Observation, lang: str
                        ) -> dict[str, Any]:
     """The hand of the seat ``obs`` belongs to, as keyword arguments for ``send``."""
     if table.game != "kids":

@@ -8,11 +8,11 @@ need no client either.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import discord
 
 from engine.manager import GameOver, Moved, TableView
+from engine.observation import Observation
 from render.emoji import CARD_EMOJI, number_emoji
 
 from ..i18n import card as card_name
@@ -112,7 +112,7 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
 
 
 # ---------------------------------------------------------------------- the table's lines
-def _roll_first(table: TableView, obs: dict[str, Any], name: str, line: str, lang: str
+def _roll_first(table: TableView, obs: Observation, name: str, line: str, lang: str
                 ) -> str:
     roll = obs.get("last_roll")
     return (t("moved.roll", lang, name=name, a=roll[0], b=roll[1]) + " " + line
@@ -126,8 +126,9 @@ def move_line(table: TableView, event: Moved, lang: str) -> str:
     if action == "pass":
         return _roll_first(table, obs, name, t("moved.pass", lang, name=name), lang)
     if action == "roll":
-        roll = obs.get("last_roll") or ["?", "?"]
-        return t("moved.roll", lang, name=name, a=roll[0], b=roll[1])
+        roll = obs.get("last_roll")
+        a, b = roll if roll else ("?", "?")
+        return t("moved.roll", lang, name=name, a=a, b=b)
     if kind.startswith("dead:"):
         return t("moved.exchange", lang, name=name, card=card_name(kind[5:], lang))
     if table.game == "kids" and space:
@@ -153,7 +154,7 @@ def turn_line(table: TableView, lang: str) -> str:
     return line
 
 
-def started_text(table: TableView, obs: dict[str, Any], lang: str) -> str:
+def started_text(table: TableView, obs: Observation, lang: str) -> str:
     """Who plays which colour, and whose turn it is."""
     colours = obs.get("colours") or []
     side_of = obs.get("side_of_seat") or []
@@ -195,7 +196,7 @@ def result_lines(table: TableView, event: GameOver, lang: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------- views
-def board_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
+def board_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if table.game == "kids":
         view.add_item(HandButton(table.game_id, t("button.hand", lang)))
@@ -320,7 +321,7 @@ def hand_text(table: TableView, lang: str, where: str) -> str:
                       t("hand.turn", lang)])
 
 
-def hand_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.View:
+def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
     """A button per card in the hand (dead cards red: they can be exchanged)."""
     view = discord.ui.View(timeout=None)
     dead = set(obs.get("dead") or [])
@@ -330,6 +331,6 @@ def hand_view(table: TableView, obs: dict[str, Any], lang: str) -> discord.ui.Vi
     return stopped(view)
 
 
-def hand_cards(obs: dict[str, Any], lang: str) -> str:
+def hand_cards(obs: Observation, lang: str) -> str:
     """The hand in words: the alt text of its picture, and how recovery recognises it."""
     return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])

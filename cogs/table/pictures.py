@@ -11,11 +11,11 @@ import asyncio
 import io
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 import discord
 
-from engine.store import GameRecord
+from engine.manager.store import GameRecord
+from engine.observation import Observation
 from render.alt import alt_text
 from render.board import board_png
 from render.choice import choice_alt, choice_png
@@ -33,12 +33,12 @@ HAND = "hand.png"
 CHOICE = "choices.png"
 
 
-def board_alt(obs: dict[str, Any], names: Sequence[str], lang: str) -> str:
+def board_alt(obs: Observation, names: Sequence[str], lang: str) -> str:
     """The board's alt text, as Discord keeps it (recovery compares it with the channel)."""
     return alt_text(obs, names=list(names), lang=lang)[:ALT_TEXT_LIMIT]
 
 
-async def board_file(obs: dict[str, Any], names: Sequence[str], lang: str, game_id: int
+async def board_file(obs: Observation, names: Sequence[str], lang: str, game_id: int
                      ) -> discord.File | None:
     """The board picture with its alt text; None (logged) if drawing failed."""
 
@@ -53,7 +53,7 @@ async def board_file(obs: dict[str, Any], names: Sequence[str], lang: str, game_
     return discord.File(io.BytesIO(png), filename=BOARD, description=alt)
 
 
-async def hand_file(obs: dict[str, Any], caption: str, cards: str, lang: str, game_id: int
+async def hand_file(obs: Observation, caption: str, cards: str, lang: str, game_id: int
                     ) -> discord.File | None:
     """The hand picture; its alt text names the cards (recovery compares it)."""
     try:
@@ -64,7 +64,7 @@ async def hand_file(obs: dict[str, Any], caption: str, cards: str, lang: str, ga
     return discord.File(io.BytesIO(png), filename=HAND, description=cards or caption)
 
 
-async def choice_file(obs: dict[str, Any], spaces: Sequence[str], lang: str, game_id: int, *,
+async def choice_file(obs: Observation, spaces: Sequence[str], lang: str, game_id: int, *,
                       removing: bool = False) -> discord.File | None:
     """The small board with the possible ``spaces`` numbered 1, 2, 3 ... (the numbers on
     the buttons under it); None (logged) if drawing failed: the buttons still work."""

@@ -16,8 +16,9 @@ from typing import Any
 import aiohttp
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import GameManager, TableView
+from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
@@ -99,7 +100,7 @@ class Posts:
             boards.alt = picture.description or ""
         return message
 
-    async def post_board(self, table: TableView, obs: dict[str, Any], content: str, *,
+    async def post_board(self, table: TableView, obs: Observation, content: str, *,
                          view: discord.ui.View | None, ply: int, lang: str,
                          allowed_mentions: discord.AllowedMentions | None = None,
                          tidy: bool = True, only_if: Callable[[], bool] | None = None
@@ -214,7 +215,7 @@ class Posts:
             return table
         try:
             moved = await self._manager.move_game(table.game_id, thread.id)
-        except EngineError:
+        except Refusal:
             log.warning("game %d could not move to its thread %d", table.game_id, thread.id)
             return table
         self._thread_parent[thread.id] = table.channel_id

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import discord
 
-from engine.store import Store
+from engine.manager.store import GameLog, Layout
 
 from ..i18n import lang_of
 
@@ -26,10 +26,10 @@ class Preferences:
         # the language each person's client shows, as last seen: their DMs use it
         self._user_lang: dict[int, str] = {}
 
-    async def load(self, store: Store) -> None:
-        self._server_lang = await store.guild_locales()
-        self._tidy = await store.tidy_guilds()
-        self._threads = await store.thread_guilds()
+    async def load(self, games: GameLog, layout: Layout) -> None:
+        self._server_lang = await games.guild_locales()
+        self._tidy = await layout.tidy_guilds()
+        self._threads = await layout.thread_guilds()
 
     # ------------------------------------------------------------------ languages
     def guild_lang(self, guild_id: int | None) -> str:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 from engine.manager import GameManager, TableView
+from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
@@ -57,7 +57,7 @@ class Recovery:
                         await self._lobby(table)
                     elif table.status == "playing":
                         await self._game(table)
-                except EngineError:
+                except Refusal:
                     pass  # it ended meanwhile
                 except Exception:
                     log.exception("could not show game %d again after the restart",
@@ -124,7 +124,7 @@ class Recovery:
                 return
             await asyncio.sleep(0.02)
 
-    async def _board(self, table: TableView, obs: dict[str, Any], shown: str | None, lang: str
+    async def _board(self, table: TableView, obs: Observation, shown: str | None, lang: str
                      ) -> None:
         """Post where the game stands unless the newest board (``shown``: its alt text)
         shows it already."""
@@ -137,7 +137,7 @@ class Recovery:
             try:
                 # a move that came in meanwhile shows a newer moment on its own board
                 return self._manager.get(table.game_id).ply == table.ply
-            except EngineError:
+            except Refusal:
                 return False  # the game ended meanwhile
 
         await self._posts.post_board(

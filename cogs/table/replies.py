@@ -14,7 +14,7 @@ from typing import Any
 
 import discord
 
-from engine import EngineError
+from engine import Refusal
 
 from ..i18n import error_text, t
 from .prefs import speaker_lang
@@ -22,9 +22,9 @@ from .prefs import speaker_lang
 log = logging.getLogger(__name__)
 
 
-def refusal(code: str) -> EngineError:
+def refusal(code: str) -> Refusal:
     """A refusal decided on the Discord side (who clicks), shaped like the manager's."""
-    return EngineError(code, code.replace("_", " "))
+    return Refusal(code, code.replace("_", " "))
 
 
 async def reply(interaction: discord.Interaction, content: str, **kwargs: Any) -> None:
@@ -49,7 +49,7 @@ async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator
     log line); neither reaches discord.py, which would show "This interaction failed"."""
     try:
         yield
-    except EngineError as exc:
+    except Refusal as exc:
         await reply(interaction, error_text(exc, speaker_lang(interaction)))
     except Exception:
         log.exception("%s failed (user %d, channel %s)", what, interaction.user.id,

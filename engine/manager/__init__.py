@@ -4,7 +4,10 @@ Everything the Discord layer does goes through ``GameManager``; it knows nothing
 Discord.
 """
 
-from ..events import (
+from .computer import Hint
+from .core import GameManager
+from .errors import ManagerError
+from .events import (
     COMPUTER_LEVELS,
     Event,
     GameOver,
@@ -16,16 +19,14 @@ from ..events import (
     Moved,
     Player,
     SeatChanged,
-    SeatView,
     TableView,
     TurnReminder,
     TurnStarted,
     TurnTimedOut,
 )
-from ..store import GuildSettings, Store
-from ..timers import Clock, ManualClock, SystemClock
-from .core import GameManager
-from .errors import ManagerError
+from .seats import Seat
+from .store import GameRecord, GuildSettings, Store
+from .timers import Clock, ManualClock, SystemClock
 
 __all__ = [
     "COMPUTER_LEVELS",
@@ -33,9 +34,11 @@ __all__ = [
     "Event",
     "GameManager",
     "GameOver",
+    "GameRecord",
     "GameStarted",
     "GuildSettings",
     "HandChanged",
+    "Hint",
     "Listener",
     "LobbyCancelled",
     "LobbyChanged",
@@ -43,8 +46,8 @@ __all__ = [
     "ManualClock",
     "Moved",
     "Player",
+    "Seat",
     "SeatChanged",
-    "SeatView",
     "Store",
     "SystemClock",
     "TableView",

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import IllegalAction
-from ..events import (
+from ..factory import load, new_game, replay
+from ..game import Game
+from ..observation import Observation
+from ..options import GAMES, normalise_options
+from .computer import Agent, Hint, choose, make_agent, suggest
+from .errors import ManagerError, refuse
+from .events import (
     COMPUTER_LEVELS,
     Event,
     GameOver,
@@ -29,19 +35,14 @@ from ..events import (
     Moved,
     Player,
     SeatChanged,
-    SeatView,
     TableView,
     TurnReminder,
     TurnStarted,
     TurnTimedOut,
 )
-from ..factory import new_game, replay
-from ..game import Game
-from ..options import GAMES, normalise_options
-from ..store import GameRecord, GuildSettings, ResultRecord, SeatRecord, Store
-from ..timers import Clock, SystemClock
-from .computer import Agent, choose, make_agent
-from .errors import ManagerError, refuse
+from .seats import Seat
+from .store import GameRecord, GuildSettings, ResultRecord, Store
+from .timers import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class _Table:
     guild_id: int | None
     channel_id: int
     host_id: int
-    seats: list[SeatRecord]
+    seats: list[Seat]
     on_leave: str
     created_at: float
     settings: GuildSettings
@@ -85,10 +86,7 @@ class _Table:
             guild_id=self.guild_id,
             channel_id=self.channel_id,
             host_id=self.host_id,
-            seats=tuple(
-                SeatView(s.seat, s.user_id, s.name, s.level, s.left, s.resigned, s.absences)
-                for s in self.seats
-            ),
+            seats=tuple(self.seats),
             on_leave=self.on_leave,
             turn=game.current_seat if game is not None else None,
             ply=len(game.history) if game is not None else 0,
@@ -101,8 +99,15 @@ class _Table:
         """The seat a person plays (not left, not handed to a computer)."""
         for s in self.seats:
             if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
-                return s.seat
+                return s.index
         return None
+
+    def change_seat(self, seat: int, **changes: Any) -> Seat:
+        """Replace a seat with a changed copy (seats are frozen: a view already handed out
+        keeps what it showed)."""
+        new = replace(self.seats[seat], **changes)
+        self.seats[seat] = new
+        return new
 
     def is_person(self, seat: int | None) -> bool:
         return seat is not None and self.seats[seat].level is None
@@ -145,7 +150,7 @@ class GameManager:
         ``resume=False`` only loads (no forced passes, no computer moves): for looking at
         exactly what was restored.
         """
-        for rec in await self.store.load_active():
+        for rec in await self.store.games.load_active():
             try:
                 table = await self._restore(rec)
             except Exception:
@@ -195,10 +200,6 @@ class GameManager:
     def get(self, game_id: int) -> TableView:
         return self._table(game_id).view()
 
-    async def load_record(self, game_id: int) -> GameRecord | None:
-        """A game as the store holds it, finished or not (for rematches and replays)."""
-        return await self.store.load_game(game_id)
-
     def is_active(self, game_id: int) -> bool:
         """True while the game is a lobby or in play."""
         return game_id in self._tables
@@ -209,13 +210,13 @@ class GameManager:
     def seat_of(self, game_id: int, user_id: int) -> int | None:
         return self._table(game_id).person_seat(user_id)
 
-    def observation_for(self, game_id: int, user_id: int) -> dict[str, Any]:
+    def observation_for(self, game_id: int, user_id: int) -> Observation:
         """The user's private view (hand, legal actions); a non-player's is the spectator's."""
         table = self._table(game_id)
         game = self._game_of(table)
         return game.observation(table.person_seat(user_id))
 
-    def spectator_observation(self, game_id: int) -> dict[str, Any]:
+    def spectator_observation(self, game_id: int) -> Observation:
         return self._game_of(self._table(game_id)).observation(None)
 
     def announcing(self, game_id: int) -> bool:
@@ -231,8 +232,13 @@ class GameManager:
         """The full engine state (``to_dict``): for tests and diagnostics, never players."""
         return self._game_of(self._table(game_id)).to_dict()
 
+    async def load_record(self, game_id: int) -> GameRecord | None:
+        """A game as stored, finished or not (seats, options, seed, action log): for a
+        rematch or a replay, so the Discord side never reads the store itself."""
+        return await self.store.games.load_game(game_id)
+
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self.store.guild_settings(guild_id)
+        return await self.store.games.guild_settings(guild_id)
 
     async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
         """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
@@ -253,8 +259,8 @@ class GameManager:
         for game, opts in changes.get("defaults", {}).items():
             probe = 4 if opts.get("teams") else 2
             normalise_options(game, probe, dict(opts))  # raises InvalidOptions
-        settings = replace(await self.store.guild_settings(guild_id), **changes)
-        await self.store.save_guild_settings(settings, now=self.clock.now())
+        settings = replace(await self.store.games.guild_settings(guild_id), **changes)
+        await self.store.games.save_guild_settings(settings, now=self.clock.now())
         for table in self._tables.values():
             if table.guild_id == guild_id:
                 table.settings = settings
@@ -276,7 +282,7 @@ class GameManager:
         if on_leave not in ("skip", "computer"):
             raise refuse("bad_setting", "on_leave is skip or computer.", setting="on_leave",
                          value=str(on_leave))
-        settings = (await self.store.guild_settings(guild_id) if guild_id is not None
+        settings = (await self.store.games.guild_settings(guild_id) if guild_id is not None
                     else GuildSettings(0))
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         # Check the options now (with a seat count they allow), again at start.
@@ -286,9 +292,9 @@ class GameManager:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.",
                              game_id=self._by_channel[channel_id])
             now = self.clock.now()
-            seats = [SeatRecord(0, host.user_id, host.name)]
+            seats = [Seat(0, host.user_id, host.name)]
             deadline = now + self.lobby_idle
-            game_id = await self.store.create_lobby(
+            game_id = await self.store.games.create_lobby(
                 game, opts, guild_id, channel_id, host.user_id, seats,
                 lobby_deadline=deadline, on_leave=on_leave, now=now)
             if game_id is None:
@@ -310,7 +316,7 @@ class GameManager:
             if any(s.user_id == player.user_id and s.level is None for s in table.seats):
                 raise refuse("already_joined", "You are already in this lobby.")
             self._check_room(table)
-            table.seats.append(SeatRecord(len(table.seats), player.user_id, player.name))
+            table.seats.append(Seat(len(table.seats), player.user_id, player.name))
             await self._save_lobby(table, "joined")
         await self._flush(table)
         return table.view()
@@ -327,7 +333,7 @@ class GameManager:
                 raise refuse("not_in_lobby", "Join the lobby first.")
             self._check_room(table)
             number = sum(1 for s in table.seats if s.level is not None) + 1
-            table.seats.append(SeatRecord(len(table.seats), None, f"Computer {number}", level))
+            table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
             await self._save_lobby(table, "computer_added")
         await self._flush(table)
         return table.view()
@@ -417,7 +423,7 @@ class GameManager:
             self._set_turn_deadline(table, None, now)
             snapshot = game.to_dict()
             try:
-                await self.store.start_game(
+                await self.store.games.start_game(
                     table.id, seed=seed, options=table.options, snapshot=snapshot,
                     seats=table.seats, turn_deadline=table.turn_deadline, now=now)
             except BaseException:
@@ -427,8 +433,8 @@ class GameManager:
             table.outbox.append(GameStarted(view, game.observation(None)))
             for s in table.seats:
                 if s.level is None and s.user_id is not None:
-                    table.outbox.append(HandChanged(view, s.seat, s.user_id,
-                                                    game.observation(s.seat)))
+                    table.outbox.append(HandChanged(view, s.index, s.user_id,
+                                                    game.observation(s.index)))
             self._announce_turn(table)
             await self._settle_forced(table)
         self._kick(table)
@@ -456,7 +462,7 @@ class GameManager:
                               turn=game.current_seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
-            table.seats[seat].absences = 0
+            table.change_seat(seat, absences=0)
             moved = await self._step(table, seat, _applying(action), by="player",
                                      user_id=user_id, seats_changed=True)
             await self._settle_forced(table)
@@ -502,7 +508,7 @@ class GameManager:
                 await self._cancel_lobby(table, "ended")
             else:
                 game = self._game_of(table)
-                await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+                await self.store.games.set_status(table.id, "cancelled", now=self.clock.now(),
                                             end_reason="ended")
                 self._close_table(table, "cancelled")
                 table.outbox.append(GameOver(table.view(), None, False, "ended", (),
@@ -510,8 +516,12 @@ class GameManager:
         await self._flush(table)
         return table.view()
 
-    async def hint(self, game_id: int, user_id: int) -> str:
-        """A suggested action for the user's seat (the easy computer player's choice)."""
+    async def hint(self, game_id: int, user_id: int) -> Hint:
+        """The move the hint player (medium) suggests for the asking player's turn, why,
+        and the observation it was chosen for. Computed off the event loop.
+
+        Refuses with ``game_not_started`` (a lobby), ``not_a_player``, ``not_your_turn``.
+        The same position and game always give the same hint (seeded by game and ply)."""
         table = self._table(game_id)
         game = self._game_of(table)
         seat = table.person_seat(user_id)
@@ -520,8 +530,9 @@ class GameManager:
         if game.current_seat != seat:
             raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         obs = game.observation(seat)
-        seed = game.seed + len(game.history)
-        return await asyncio.to_thread(choose, self._make_agent("easy", seed), obs, seed)
+        if not obs["legal"]:
+            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+        return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
 
     # -- timers ------------------------------------------------------------------------
 
@@ -553,13 +564,12 @@ class GameManager:
         assert user_id is not None
         if not table.turn_reminded and timer and now >= deadline - timer / 2:
             table.turn_reminded = True
-            await self.store.save_timers(table.id, turn_deadline=deadline, turn_reminded=True,
+            await self.store.games.save_timers(table.id, turn_deadline=deadline, turn_reminded=True,
                                          now=now)
             table.outbox.append(TurnReminder(table.view(), seat, user_id, deadline))
         if now < deadline:
             return
-        record = table.seats[seat]
-        record.absences += 1
+        record = table.change_seat(seat, absences=table.seats[seat].absences + 1)
         if record.absences >= table.settings.absences_to_free:
             await self._free_seat(table, seat, hand_over=table.on_leave == "computer",
                                   change="freed")
@@ -611,9 +621,9 @@ class GameManager:
             raise
         entry = game.history[ply]
         spectator = game.observation(None)
-        last = spectator.get("last") or {}
+        last = spectator["last"]
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
-                      last.get("placed"), last.get("removed"), ply)
+                      last["placed"] if last else None, last["removed"] if last else None, ply)
         table.outbox.append(moved)
         view = moved.table
         # A card played or exchanged means a card drawn, even when the new card is another
@@ -642,7 +652,7 @@ class GameManager:
             table.turn_deadline, table.turn_reminded = None, False
         else:
             self._set_turn_deadline(table, turn_before, now)
-        await self.store.record(
+        await self.store.games.record(
             table.id, entries, game.to_dict(), now=now, turn_deadline=table.turn_deadline,
             turn_reminded=table.turn_reminded,
             seats=table.seats if seats_changed or results is not None else None,
@@ -664,12 +674,9 @@ class GameManager:
                          change: str) -> None:
         """A person leaves mid-game: a computer takes over, or the engine skips the seat."""
         game = self._game_of(table)
-        record = table.seats[seat]
-        user_id = record.user_id
+        user_id = table.seats[seat].user_id
         if hand_over:
-            record.left = True
-            record.level = TAKEOVER_LEVEL
-            record.absences = 0
+            table.change_seat(seat, left=True, level=TAKEOVER_LEVEL, absences=0)
             turn = game.current_seat
             ply = len(game.history)
             # The game itself does not change, only who plays the seat; the engine's
@@ -683,8 +690,7 @@ class GameManager:
                 raise
             table.outbox.append(SeatChanged(table.view(), seat, user_id, "computer"))
             return
-        record.left = change != "resigned"
-        record.resigned = True
+        table.change_seat(seat, left=change != "resigned", resigned=True)
         await self._step(table, seat, lambda g: g.resign(seat), by="player", user_id=user_id,
                          seats_changed=True)
         table.outbox.append(SeatChanged(table.view(), seat, user_id, change))
@@ -809,14 +815,13 @@ class GameManager:
 
     @staticmethod
     def _renumber(table: _Table) -> None:
-        for i, s in enumerate(table.seats):
-            s.seat = i
+        table.seats[:] = [replace(s, index=i) for i, s in enumerate(table.seats)]
 
     async def _save_lobby(self, table: _Table, reason: str) -> None:
         now = self.clock.now()
         table.lobby_deadline = now + self.lobby_idle
-        await self.store.save_lobby(table.id, table.seats, lobby_deadline=table.lobby_deadline,
-                                    now=now)
+        await self.store.games.save_lobby(table.id, table.seats,
+                                          lobby_deadline=table.lobby_deadline, now=now)
         table.outbox.append(LobbyChanged(table.view(), reason))
 
     async def move_game(self, game_id: int, channel_id: int) -> TableView:
@@ -833,7 +838,7 @@ class GameManager:
             if channel_id in self._by_channel:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.",
                              game_id=self._by_channel[channel_id])
-            await self.store.move_game(game_id, channel_id, now=self.clock.now())
+            await self.store.games.move_game(game_id, channel_id, now=self.clock.now())
             if self._by_channel.get(table.channel_id) == table.id:
                 del self._by_channel[table.channel_id]
             table.channel_id = channel_id
@@ -841,7 +846,7 @@ class GameManager:
         return table.view()
 
     async def _cancel_lobby(self, table: _Table, reason: str) -> None:
-        await self.store.set_status(table.id, "cancelled", now=self.clock.now(),
+        await self.store.games.set_status(table.id, "cancelled", now=self.clock.now(),
                                     end_reason=reason)
         self._close_table(table, "cancelled")
         table.outbox.append(LobbyCancelled(table.view(), reason))
@@ -871,21 +876,21 @@ class GameManager:
         hands = getattr(game, "hands", None)
         if hands is None:
             return {}
-        return {s.seat: list(hands[s.seat]) for s in table.seats
+        return {s.index: list(hands[s.index]) for s in table.seats
                 if s.level is None and not s.left}
 
     def _results(self, table: _Table) -> list[ResultRecord]:
         game = self._game_of(table)
         out = []
         for s in table.seats:
-            side = game.side_of[s.seat]
+            side = game.side_of[s.index]
             outcome = ("draw" if game.draw else "win" if side == game.winner else "loss")
-            out.append(ResultRecord(s.seat, s.user_id, s.level, s.name, side, outcome,
+            out.append(ResultRecord(s.index, s.user_id, s.level, s.name, side, outcome,
                                     s.resigned or s.left))
         return out
 
     async def _restore(self, rec: GameRecord) -> _Table:
-        settings = (await self.store.guild_settings(rec.guild_id) if rec.guild_id is not None
+        settings = (await self.store.games.guild_settings(rec.guild_id) if rec.guild_id is not None
                     else GuildSettings(0))
         table = _Table(
             id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
@@ -897,7 +902,7 @@ class GameManager:
             table.game = self._check_snapshot(rec)
             if table.game.to_dict() != rec.snapshot:
                 # The log won: write its state back so snapshot and log agree again.
-                await self.store.record(rec.id, [], table.game.to_dict(),
+                await self.store.games.record(rec.id, [], table.game.to_dict(),
                                         now=self.clock.now(), turn_deadline=rec.turn_deadline,
                                         turn_reminded=rec.turn_reminded)
         return table
@@ -909,7 +914,7 @@ class GameManager:
         replayed = replay(rec.kind, len(rec.seats), rec.seed, rec.actions, **rec.options)
         state = replayed.to_dict()
         if rec.snapshot is not None and state == rec.snapshot:
-            return Game.from_dict(rec.snapshot)
+            return load(rec.snapshot)
         log.error("game %d: the snapshot does not match its action log (%d actions, "
                   "snapshot at %s); restoring from the log", rec.id, len(rec.actions),
                   len(rec.snapshot["history"]) if rec.snapshot else "none")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import EngineError
+from ..errors import Refusal
 
 
-class ManagerError(EngineError):
+class ManagerError(Refusal):
     """A lobby or game call that is not allowed (see docs/MANAGER.md for the codes)."""
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+import engine
 from engine.ai import make_agent
-from engine.game import Game
 from engine.kids import KidsGame
 from tests.ai.positions import random_position
 
@@ -31,7 +31,7 @@ def _with_hidden_cards_redealt(g: KidsGame, seed: int) -> KidsGame:
         if s != seat:
             d["hands"][s] = [hidden.pop() for _ in hand]
     d["deck"] = hidden
-    other = Game.from_dict(d)
+    other = engine.load(d)
     assert isinstance(other, KidsGame)
     return other
 

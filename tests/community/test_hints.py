@@ -8,8 +8,9 @@ import pytest
 from PIL import Image
 
 import engine
-from cogs.hints import reason_text, suggest
+from cogs.hints import reason_text
 from engine.ai import Explanation
+from engine.manager.computer import suggest
 from render.geometry import geometry_for
 from render.hint import HINT_CELL, hint_png
 from render.marks import MARK
@@ -25,7 +26,8 @@ def kids_position_with_a_win() -> dict:  # type: ignore[type-arg]
 
 def test_the_hint_takes_a_win_when_there_is_one() -> None:
     obs = kids_position_with_a_win()
-    action, why = suggest(obs, seed=3)
+    hint = suggest(obs, seed=3)
+    action, why = hint.action, hint.why
     assert action in obs["legal"] and why.code == "completes_sequence"
     assert reason_text(why, "en").startswith("it completes your sequence (A1, B1, C1, D1)")
     assert "du vinner" in reason_text(why, "no")
@@ -33,7 +35,7 @@ def test_the_hint_takes_a_win_when_there_is_one() -> None:
 
 def test_the_hint_picture_marks_the_space_with_the_choice_mark_1() -> None:
     obs = kids_position_with_a_win()
-    action, _ = suggest(obs, seed=3)
+    action = suggest(obs, seed=3).action
     png = hint_png(obs, action, names=["Alice", "Bob"])
     assert png is not None
     image = Image.open(io.BytesIO(png)).convert("RGB")

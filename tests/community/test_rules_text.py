@@ -1,4 +1,5 @@
-"""The rules say what RULES.md decided, in both languages, with a picture for each game."""
+"""The rules say what the decisions of docs/RULES-MAP.md decided, in both languages, with a
+picture for each game."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from PIL import Image
 
 from cogs.i18n import t
 from cogs.rules import rules_embed
-from engine.store import GuildSettings
+from engine.manager.store import GuildSettings
 from render.rules import example_board, rules_picture, rules_png
 
 

@@ -10,7 +10,7 @@ import time
 
 from PIL import Image
 
-from engine.timers import ManualClock
+from engine.manager.timers import ManualClock
 from tests.community.play import (
     add_computer,
     lobby_of,
@@ -126,7 +126,8 @@ async def test_rematch_keeps_the_seats_and_options_with_a_new_shuffle(world: Wor
     await (await alice.click(again, label="Start")).wait_ack()
     second = await world.discord.wait_for(
         lambda: world.bot.manager.table_for_channel(world.guild.channel_id), 5, "the rematch")
-    old, new = await store.load_game(first.game_id), await store.load_game(second.game_id)
+    old = await store.games.load_game(first.game_id)
+    new = await store.games.load_game(second.game_id)
     assert old is not None and new is not None
     assert new.options == old.options and new.seed != old.seed
     assert [(s.user_id, s.level) for s in new.seats] == [(s.user_id, s.level) for s in old.seats]

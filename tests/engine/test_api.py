@@ -233,7 +233,7 @@ def test_a_restored_game_goes_on_exactly_as_the_original(game: str) -> None:
     g = engine.new_game(game, 3, 77)
     for _ in range(15):
         g.apply(g.legal_actions()[len(g.legal_actions()) // 2])
-    copy = engine.Game.from_dict(json.loads(json.dumps(g.to_dict())))
+    copy = engine.load(json.loads(json.dumps(g.to_dict())))
     assert copy == g
     while not g.is_over:
         action = g.legal_actions()[-1]
@@ -258,3 +258,30 @@ def test_a_different_seed_deals_differently() -> None:
     b = engine.new_game("kids", 2, 2)
     assert isinstance(a, KidsGame) and isinstance(b, KidsGame)
     assert a.hands != b.hands
+
+
+def test_a_save_loads_through_the_registry_and_never_as_the_other_game() -> None:
+    from engine.dice import DiceGame
+    from engine.kids import KidsGame
+
+    saved = json.loads(json.dumps(engine.new_game("dice", 2, seed=3).to_dict()))
+    assert isinstance(engine.load(saved), DiceGame)
+    assert engine.GAMES["kids"] is KidsGame and engine.GAMES["dice"] is DiceGame
+    with pytest.raises(ValueError):
+        KidsGame.from_dict(saved)
+
+
+@pytest.mark.parametrize("game", ["kids", "dice"])
+def test_every_observation_key_is_named_in_the_observation_type(game: str) -> None:
+    from engine.observation import LastAction, Observation
+
+    g = engine.new_game(game, 3, seed=4)
+    for _ in range(5):
+        g.apply(g.legal_actions()[0])
+    for seat in (None, 0, 1, 2):
+        obs = g.observation(seat)
+        assert set(obs) <= set(Observation.__annotations__)
+        assert Observation.__required_keys__ <= set(obs)
+        last = obs["last"]
+        assert last is not None and set(last) <= set(LastAction.__annotations__)
+        assert LastAction.__required_keys__ <= set(last)

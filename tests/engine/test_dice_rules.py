@@ -1,4 +1,4 @@
-"""Sequence Dice, rule by rule (seed 004, in Norwegian, and RULES.md)."""
+"""Sequence Dice, rule by rule (seed 004, in Norwegian, and the decisions in docs/RULES-MAP.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Sequence for Kids, rule by rule (seeds 000-003 and RULES.md). docs/RULES-MAP.md maps
-every rule sentence to the test here that checks it."""
+"""Sequence for Kids, rule by rule (seeds 000-003 and the decisions in docs/RULES-MAP.md).
+docs/RULES-MAP.md maps every rule sentence to the test here that checks it."""
 
 from __future__ import annotations
 
@@ -219,7 +219,7 @@ def test_pass_is_refused_while_a_card_can_be_played() -> None:
     assert e.value.code == "cannot_pass"
 
 
-def test_a_full_round_without_a_chip_placed_or_removed_is_a_draw() -> None:
+def test_a_full_round_of_forced_passes_is_a_draw() -> None:
     from engine.kids_board import PLAYABLE_MASK
     from engine.spaces import space_name
 
@@ -237,6 +237,52 @@ def test_the_round_counter_restarts_when_a_chip_is_placed() -> None:
     g.idle = 1
     g.apply("lion@B3")
     assert g.idle == 0 and not g.is_over
+
+
+def forced_pass(g: KidsGame) -> None:
+    """Exchange dead cards until nothing is left but the pass the rules force, then pass."""
+    while g.legal_actions() != ["pass"]:
+        assert all(a.startswith("dead:") for a in g.legal_actions())
+        g.apply(g.legal_actions()[0])
+    g.apply("pass")
+
+
+def test_turns_lost_to_the_timer_never_make_a_draw() -> None:
+    # Mum times out, Emma times out: a round with nothing placed, but nobody was stuck.
+    g = kids(2, hands={0: ["lion", "fox", "wolf"]})
+    for _ in range(4):
+        g.skip()
+    assert not g.is_over and g.idle == 0
+    assert g.observation(None)["board"].count(None) == 42
+
+
+def test_a_timer_skip_breaks_a_round_of_forced_passes() -> None:
+    from engine.kids_board import PLAYABLE_MASK
+    from engine.spaces import space_name
+
+    spaces = [space_name(s, 6) for s in range(42) if PLAYABLE_MASK >> s & 1]
+    g = kids(2, chips={0: " ".join(spaces[0::2]), 1: " ".join(spaces[1::2])}, level="1")
+    forced_pass(g)  # the round of forced passes begins
+    g.skip()  # the second seat's turn is lost to the timer: it proves nothing
+    assert not g.is_over
+    forced_pass(g)
+    assert not g.is_over  # a new round began after the skip: one forced pass so far
+    forced_pass(g)
+    assert g.draw and g.end_reason == "no_moves"
+
+
+def test_a_resignation_is_not_a_pass_of_the_round() -> None:
+    from engine.kids_board import PLAYABLE_MASK
+    from engine.spaces import space_name
+
+    spaces = [space_name(s, 6) for s in range(42) if PLAYABLE_MASK >> s & 1]
+    g = kids(3, chips={0: " ".join(spaces[0::3]), 1: " ".join(spaces[1::3]),
+                       2: " ".join(spaces[2::3])}, level="1")
+    forced_pass(g)
+    g.resign(1)  # on their own turn: not a turn at all
+    assert g.idle == 1 and not g.is_over
+    forced_pass(g)  # every seat still playing has passed, forced, once
+    assert g.draw and g.end_reason == "no_moves"
 
 
 # -- Unicorn and Dragon ----------------------------------------------------------------------

@@ -113,7 +113,7 @@ def test_every_legal_action_applies_and_every_other_well_formed_action_is_refuse
                 assert g.to_dict() == saved, action  # a refusal changes nothing
                 continue
             accepted.add(action)
-            restored = Game.from_dict(saved)
+            restored = engine.load(saved)
             g.__dict__.update(restored.__dict__)
         assert accepted == legal
 
@@ -125,7 +125,7 @@ def test_a_game_survives_a_trip_through_json_and_replays_from_its_history(
 ) -> None:
     for step, g in enumerate(random_play(setup)):
         if step % 5 == 0 or g.is_over:
-            copy = Game.from_dict(json.loads(json.dumps(g.to_dict())))
+            copy = engine.load(json.loads(json.dumps(g.to_dict())))
             assert copy == g
             assert copy.legal_actions() == g.legal_actions()
     replayed = engine.replay(setup["game"], setup["seats"], setup["seed"], g.history,
@@ -136,7 +136,7 @@ def test_a_game_survives_a_trip_through_json_and_replays_from_its_history(
 def hide_secrets_differently(g: Game, seat: int, rng: random.Random) -> Game:
     """The same game but for what ``seat`` cannot know: other hands and the deck order are
     shuffled among themselves (hand sizes kept)."""
-    other = Game.from_dict(g.to_dict())
+    other = engine.load(g.to_dict())
     if isinstance(other, KidsGame):
         hidden = list(other.deck)
         for s, hand in enumerate(other.hands):

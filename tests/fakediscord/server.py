@@ -2,7 +2,7 @@
 
 It keeps what Discord keeps (guilds, channels, members, messages with their files, registered
 commands, interactions), answers the way Discord answers (including the odd parts discord.py
-relies on, see ARCHITECTURE.md "Testing without Discord"), records every request it gets, and
+relies on, see docs/ARCHITECTURE.md, "Testing without Discord"), records every request it gets, and
 fails on purpose when a test asks (``faults``). People (``people.Person``) act on it.
 """
 

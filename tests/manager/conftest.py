@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine.events import Event
+from engine.ai import RandomAgent
 from engine.manager import GameManager, ManualClock, Player, Store
-from engine.manager.computer import RandomAgent
+from engine.manager.events import Event
 
 ANN = Player(1, "Ann")
 BOB = Player(2, "Bob")

@@ -15,9 +15,9 @@ import logging
 import random
 import sys
 
-from engine.events import Event, Moved
+from engine.ai import RandomAgent
 from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.computer import RandomAgent
+from engine.manager.events import Event, Moved
 
 GUILD = 77
 CHANNELS = (1, 2, 3, 4)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import EngineError, InvalidOptions
+from engine import InvalidOptions, Refusal
 from engine.manager import (
     GameManager,
     GameStarted,
@@ -31,8 +31,8 @@ from .conftest import (
 )
 
 
-async def refused(code: str, call: object) -> EngineError:
-    with pytest.raises(EngineError) as info:
+async def refused(code: str, call: object) -> Refusal:
+    with pytest.raises(Refusal) as info:
         await call  # type: ignore[misc]
     assert info.value.code == code, info.value
     return info.value

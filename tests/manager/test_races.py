@@ -7,7 +7,7 @@ import asyncio
 import random
 from collections import Counter, defaultdict
 
-from engine import EngineError, replay
+from engine import Refusal, replay
 from engine.manager import Event, GameManager, Moved, Player, Store
 
 from .conftest import ANN, GUILD, Recorder, two_player_game
@@ -25,10 +25,10 @@ async def test_100_concurrent_submissions_of_one_turn_apply_exactly_one(
         *(manager.submit(gid, ANN.user_id, legal[i % len(legal)]) for i in range(100)),
         return_exceptions=True)
     applied = [r for r in results if isinstance(r, Moved)]
-    refused = Counter(r.code for r in results if isinstance(r, EngineError))
+    refused = Counter(r.code for r in results if isinstance(r, Refusal))
     assert len(applied) == 1
     assert refused == {"not_your_turn": 99}
-    assert len(await store.history(gid)) == 1 == len(recorder.of(Moved))
+    assert len(await store.games.history(gid)) == 1 == len(recorder.of(Moved))
 
 
 async def test_a_second_click_on_an_old_button_is_already_played(
@@ -44,8 +44,8 @@ async def test_a_second_click_on_an_old_button_is_already_played(
         *(manager.submit(gid, user, "roll", expected_ply=view.ply) for _ in range(100)),
         return_exceptions=True)
     assert sum(isinstance(r, Moved) for r in results) == 1
-    assert {r.code for r in results if isinstance(r, EngineError)} == {"already_played"}
-    assert (await store.history(gid))[0][2] == "roll"
+    assert {r.code for r in results if isinstance(r, Refusal)} == {"already_played"}
+    assert (await store.games.history(gid))[0][2] == "roll"
 
 
 class Wakeups:
@@ -99,7 +99,7 @@ async def test_200_games_played_concurrently_end_with_intact_logs(
     await manager.settle()
     assert len(set(ids)) == GAMES
     for gid in ids:
-        rec = await store.load_game(gid)
+        rec = await store.games.load_game(gid)
         assert rec is not None and rec.status == "finished" and rec.snapshot is not None
         assert rec.snapshot["history"] == rec.actions  # every ply, none from another game
         assert rec.seed is not None
@@ -116,14 +116,14 @@ async def test_a_move_counts_as_being_announced_from_its_step_to_its_last_listen
     gid = await two_player_game(manager)
     assert not manager.announcing(gid)
     gate, holding = asyncio.Event(), asyncio.Event()
-    record = store.record
+    record = store.games.record
 
     async def slow_record(*args: object, **kwargs: object) -> object:
         holding.set()
         await gate.wait()
         return await record(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "record", slow_record)  # type: ignore[attr-defined]
+    monkeypatch.setattr(store.games, "record", slow_record)  # type: ignore[attr-defined]
     told: list[bool] = []
 
     class Listener:

@@ -68,7 +68,7 @@ async def test_a_snapshot_that_disagrees_with_the_log_loses_loudly(
         await m.start(run_timers=False, resume=False)
     assert "does not match its action log" in caplog.text
     assert m.game_state(gid) == truth
-    rec = await store.load_game(gid)
+    rec = await store.games.load_game(gid)
     assert rec is not None and rec.snapshot == truth  # written back: they agree again
     await m.close()
     await store.close()

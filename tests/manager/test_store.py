@@ -8,11 +8,19 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from engine.store import (
+import pytest
+
+from engine.manager.store import (
+    GameLog,
     GuildSettings,
+    Layout,
     ResultRecord,
-    SeatRecord,
+    SchemaTooNew,
+    Seat,
+    Standings,
     Store,
+    StoreError,
+    TableManners,
     migration_files,
 )
 
@@ -41,19 +49,19 @@ async def test_an_old_database_is_upgraded_and_keeps_its_games(db_path: Path) ->
     gid = 1
     async with await Store.open(db_path) as new:
         assert new.schema_version == len(migration_files()) >= 2
-        rec = await new.load_game(gid)
+        rec = await new.games.load_game(gid)
         assert rec is not None and rec.options == {"level": "2"} and rec.on_leave == "skip"
-        assert rec.seats == [SeatRecord(0, 9, "Host")]
-        await new.save_guild_settings(GuildSettings(7, turn_timer=60.0))
-        assert (await new.guild_settings(7)).turn_timer == 60.0
+        assert rec.seats == [Seat(0, 9, "Host")]
+        await new.games.save_guild_settings(GuildSettings(7, turn_timer=60.0))
+        assert (await new.games.guild_settings(7)).turn_timer == 60.0
     async with await Store.open(db_path) as again:  # nothing applied twice
         assert again.schema_version == len(migration_files())
 
 
 async def test_one_active_lobby_per_channel_in_the_database_too(store: Store) -> None:
-    args = ("dice", {}, 1, 42, 5, [SeatRecord(0, 5, "A")])
-    assert await store.create_lobby(*args, lobby_deadline=None, on_leave="skip", now=0)
-    assert await store.create_lobby(*args, lobby_deadline=None, on_leave="skip",
+    args = ("dice", {}, 1, 42, 5, [Seat(0, 5, "A")])
+    assert await store.games.create_lobby(*args, lobby_deadline=None, on_leave="skip", now=0)
+    assert await store.games.create_lobby(*args, lobby_deadline=None, on_leave="skip",
                                     now=0) is None
 
 
@@ -62,18 +70,18 @@ async def test_a_failed_transaction_takes_no_other_games_writes_with_it(
 ) -> None:
     ids = []
     for ch in range(20):
-        gid = await store.create_lobby("kids", {}, 1, ch, 5, [SeatRecord(0, 5, "A")],
+        gid = await store.games.create_lobby("kids", {}, 1, ch, 5, [Seat(0, 5, "A")],
                                        lobby_deadline=None, on_leave="skip", now=0)
         assert gid is not None
         ids.append(gid)
 
     async def moves(gid: int) -> None:
         for ply in range(10):
-            await store.record(gid, [(ply, 0, f"m{ply}")], {"ply": ply}, now=0,
+            await store.games.record(gid, [(ply, 0, f"m{ply}")], {"ply": ply}, now=0,
                                turn_deadline=None)
 
     async def bad() -> None:
-        await store.record(ids[0], [(0, 0, "again")], {"x": 1}, now=0, turn_deadline=None)
+        await store.games.record(ids[0], [(0, 0, "again")], {"x": 1}, now=0, turn_deadline=None)
 
     results = await asyncio.gather(*(moves(g) for g in ids[1:]), bad(), moves(ids[0]),
                                    return_exceptions=True)
@@ -81,42 +89,72 @@ async def test_a_failed_transaction_takes_no_other_games_writes_with_it(
     # Either the bad write or game 0's own ply 0 lost the race for ply 0; nothing else.
     assert len(errors) == 1 and isinstance(errors[0], sqlite3.IntegrityError)
     for gid in ids[1:]:
-        assert [a for _, _, a, _ in await store.history(gid)] == [f"m{p}" for p in range(10)]
+        assert [a for _, _, a, _ in await store.games.history(gid)] == [f"m{p}" for p in range(10)]
 
 
 async def test_stats_and_leaderboard_per_kind_and_per_server(store: Store) -> None:
     async def finished(kind: str, guild: int, channel: int, winner: int) -> None:
-        seats = [SeatRecord(0, 1, "Ann"), SeatRecord(1, 2, "Bob"),
-                 SeatRecord(2, None, "Computer 1", "easy")]
-        gid = await store.create_lobby(kind, {}, guild, channel, 1, seats,
+        seats = [Seat(0, 1, "Ann"), Seat(1, 2, "Bob"),
+                 Seat(2, None, "Computer 1", "easy")]
+        gid = await store.games.create_lobby(kind, {}, guild, channel, 1, seats,
                                        lobby_deadline=None, on_leave="skip", now=0)
         assert gid is not None
-        results = [ResultRecord(s.seat, s.user_id, s.level, s.name, s.seat,
-                                "win" if s.seat == winner else "loss", False) for s in seats]
-        await store.record(gid, [], {}, now=1, turn_deadline=None, results=results)
+        results = [ResultRecord(s.index, s.user_id, s.level, s.name, s.index,
+                                "win" if s.index == winner else "loss", False) for s in seats]
+        await store.games.record(gid, [], {}, now=1, turn_deadline=None, results=results)
 
     await finished("kids", 10, 1, winner=0)
     await finished("kids", 10, 2, winner=0)
     await finished("dice", 10, 3, winner=1)
     await finished("dice", 20, 4, winner=2)
-    ann = await store.stats(1)
+    ann = await store.standings.stats(1)
     assert (ann.games, ann.wins, ann.losses) == (4, 2, 2) and ann.win_rate == 0.5
     assert ann.per_kind["kids"].wins == 2 and ann.per_kind["dice"].wins == 0
-    assert (await store.stats(1, guild_id=20)).games == 1
-    assert (await store.stats(2, kind="dice")).wins == 1
-    board = await store.leaderboard(10)
+    assert (await store.standings.stats(1, guild_id=20)).games == 1
+    assert (await store.standings.stats(2, kind="dice")).wins == 1
+    board = await store.standings.leaderboard(10)
     assert [(r.name, r.wins, r.games) for r in board] == [("Ann", 2, 3), ("Bob", 1, 3)]
-    assert [r.name for r in await store.leaderboard(None, kind="dice")] == ["Bob", "Ann"]
+    assert [r.name for r in await store.standings.leaderboard(None, kind="dice")] == ["Bob", "Ann"]
 
 
 async def test_names_are_data_never_sql(store: Store) -> None:
     evil = "Robert'); DROP TABLE games;--"
-    gid = await store.create_lobby("kids", {}, 1, 1, 5, [SeatRecord(0, 5, evil)],
+    gid = await store.games.create_lobby("kids", {}, 1, 1, 5, [Seat(0, 5, evil)],
                                    lobby_deadline=None, on_leave="skip", now=0)
-    rec = await store.load_game(gid or 0)
+    rec = await store.games.load_game(gid or 0)
     assert rec is not None and rec.seats[0].name == evil
 
 
 def test_migrations_are_numbered_without_gaps() -> None:
     numbers = [n for n, _ in migration_files()]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+async def test_a_database_of_a_newer_bot_is_refused_and_left_untouched(db_path: Path) -> None:
+    async with await Store.open(db_path) as store:
+        known = store.schema_version
+    newer = known + 2
+    with sqlite3.connect(db_path) as db:
+        db.execute("PRAGMA journal_mode = DELETE")  # as a newer bot might leave it
+        db.execute(f"PRAGMA user_version = {newer}")
+    db.close()
+    before = db_path.read_bytes()
+    with pytest.raises(SchemaTooNew) as info:
+        await Store.open(db_path)
+    assert isinstance(info.value, StoreError)
+    assert str(info.value) == (
+        f"the database at {db_path} is at schema version {newer} but this code knows only "
+        f"up to {known}: upgrade the bot, or restore a backup")
+    assert db_path.read_bytes() == before
+    assert not db_path.with_name(db_path.name + "-wal").exists()
+
+
+async def test_the_three_owners_share_one_connection(store: Store) -> None:
+    gid = await store.games.create_lobby("kids", {}, 1, 3, 5, [Seat(0, 5, "A")],
+                                         lobby_deadline=None, on_leave="skip", now=0)
+    assert gid is not None
+    await store.layout.save_table_manners(TableManners(1, own_thread=True))
+    assert await store.layout.thread_guilds() == {1}
+    assert (await store.standings.stats(5)).games == 0
+    assert isinstance(store.games, GameLog) and isinstance(store.standings, Standings)
+    assert isinstance(store.layout, Layout)

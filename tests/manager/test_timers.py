@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.manager import (
     GameManager,
+    GameOver,
     LobbyCancelled,
     ManualClock,
     Moved,
@@ -75,8 +76,24 @@ async def test_with_timeout_action_skip_the_turn_is_skipped(
     clock.advance(TIMER)
     await manager.check_timers()
     assert recorder.of(TurnTimedOut)[-1].outcome == "skipped"
-    assert [a for _, _, a, _ in await store.history(gid)] == ["skip"]
+    assert [a for _, _, a, _ in await store.games.history(gid)] == ["skip"]
     assert manager.get(gid).turn == 1
+
+
+async def test_two_turns_lost_to_the_timer_are_not_a_draw(
+    manager: GameManager, recorder: Recorder, clock: ManualClock, store: Store
+) -> None:
+    # Mum times out, Emma times out: nobody was stuck, so the game goes on.
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER, timeout_action="skip")
+    gid = await two_player_game(manager)
+    for _ in range(2):
+        clock.advance(TIMER)
+        await manager.check_timers()
+    assert [e.outcome for e in recorder.of(TurnTimedOut)] == ["skipped", "skipped"]
+    assert not recorder.of(GameOver)
+    view = manager.get(gid)
+    assert view.status == "playing" and view.turn == 0
+    assert manager.spectator_observation(gid)["board"].count(None) == 42
 
 
 async def test_repeated_absence_frees_the_seat_and_the_last_side_standing_wins(
@@ -94,7 +111,7 @@ async def test_repeated_absence_frees_the_seat_and_the_last_side_standing_wins(
     await manager.check_timers()  # Ann absent twice: her seat is freed
     assert recorder.of(TurnTimedOut)[-1].outcome == "seat_freed"
     assert recorder.of(SeatChanged)[-1].change == "freed"
-    rec = await store.load_game(gid)
+    rec = await store.games.load_game(gid)
     assert rec is not None and rec.status == "finished"  # Bob is the last side standing
     assert rec.actions[-1] == "resign:0"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine import EngineError, IllegalAction, replay
+from engine import IllegalAction, Refusal, replay
 from engine.manager import (
     GameManager,
     GameOver,
@@ -23,8 +23,8 @@ from engine.manager import (
 from .conftest import ANN, BOB, CAT, CHANNEL, EVE, GUILD, Recorder, play_out, two_player_game
 
 
-async def refused(code: str, call: Any) -> EngineError:
-    with pytest.raises(EngineError) as info:
+async def refused(code: str, call: Any) -> Refusal:
+    with pytest.raises(Refusal) as info:
         await call
     assert info.value.code == code, info.value
     return info.value
@@ -78,7 +78,7 @@ async def test_an_illegal_action_changes_nothing_and_commits_nothing(
     assert user is not None
     await refused("must_roll", manager.submit(gid, user, "place@A1"))
     assert manager.game_state(gid) == before
-    assert await store.history(gid) == []
+    assert await store.games.history(gid) == []
 
 
 async def test_a_roll_that_allows_nothing_passes_by_itself_and_is_recorded(
@@ -101,7 +101,7 @@ async def test_a_roll_that_allows_nothing_passes_by_itself_and_is_recorded(
     passes = [m for m in recorder.of(Moved) if m.action == "pass"]
     assert passes, "no forced pass came up in 400 moves"
     assert all(m.by == "auto" for m in passes)
-    log = [a for _, _, a, _ in await store.history(gid)]
+    log = [a for _, _, a, _ in await store.games.history(gid)]
     assert log[passes[0].ply] == "pass"
     prompts = recorder.of(TurnStarted)
     assert all(p.observation["legal"] != ["pass"] for p in prompts)
@@ -116,14 +116,14 @@ async def test_a_whole_game_ends_with_results_and_stats(
     assert len(over) == 1 and over[0].reason is not None
     assert manager.table_for_channel(CHANNEL) is None
     await refused("no_such_game", manager.submit(gid, ANN.user_id, "pass"))
-    ann, bob = (await store.stats(ANN.user_id)), (await store.stats(BOB.user_id))
+    ann, bob = await store.standings.stats(ANN.user_id), await store.standings.stats(BOB.user_id)
     assert ann.games == bob.games == 1
     if over[0].winner is not None:
         assert ann.wins + bob.wins == 1 and ann.per_kind["kids"].games == 1
-        board = await store.leaderboard(GUILD)
+        board = await store.standings.leaderboard(GUILD)
         assert board[0].wins == 1 and board[0].win_rate == 1.0
     # The committed log replays to the final state.
-    rec = await store.load_game(gid)
+    rec = await store.games.load_game(gid)
     assert rec is not None and rec.status == "finished" and rec.snapshot is not None
     assert replay("kids", 2, rec.seed or 0, rec.actions, **rec.options).to_dict() == \
         rec.snapshot
@@ -136,9 +136,9 @@ async def test_resigning_out_of_turn_is_recorded_and_the_last_side_standing_wins
     await manager.resign(gid, BOB.user_id)  # Ann is to move: Bob resigns out of turn
     over = recorder.of(GameOver)[-1]
     assert (over.winner, over.reason, over.winning_seats) == (0, "last_side_standing", (0,))
-    assert [a for _, _, a, _ in await store.history(gid)] == ["resign:1"]
+    assert [a for _, _, a, _ in await store.games.history(gid)] == ["resign:1"]
     assert recorder.of(SeatChanged)[-1].change == "resigned"
-    assert (await store.stats(BOB.user_id)).losses == 1
+    assert (await store.standings.stats(BOB.user_id)).losses == 1
 
 
 async def test_a_seat_left_with_on_leave_computer_is_played_by_a_computer(
@@ -153,7 +153,7 @@ async def test_a_seat_left_with_on_leave_computer_is_played_by_a_computer(
     assert seat.is_computer and seat.left and seat.level == "medium"
     assert recorder.of(SeatChanged)[-1].change == "computer"
     # The hand-over is in the engine's history and the action log, so a replay knows it.
-    assert [a for _, _, a, _ in await manager.store.history(gid)] == ["computer:1"]
+    assert [a for _, _, a, _ in await manager.store.games.history(gid)] == ["computer:1"]
     await refused("not_a_player", manager.submit(gid, BOB.user_id, "pass"))
     # Ann moves; the computer plays Bob's seat; Cat is prompted.
     await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][0])
@@ -169,8 +169,8 @@ async def test_the_host_or_a_moderator_ends_a_game_without_a_result(
     await manager.end(gid, EVE.user_id, is_moderator=True)
     over = recorder.of(GameOver)[-1]
     assert (over.reason, over.winner, over.ended_by) == ("ended", None, EVE.user_id)
-    assert (await store.stats(ANN.user_id)).games == 0
-    rec = await store.load_game(gid)
+    assert (await store.standings.stats(ANN.user_id)).games == 0
+    rec = await store.games.load_game(gid)
     assert rec is not None and rec.status == "cancelled"
 
 
@@ -201,7 +201,7 @@ class Commits:
 
     async def on_event(self, event: object) -> None:
         if isinstance(event, Moved):
-            log = await self.store.history(event.game_id)
+            log = await self.store.games.history(event.game_id)
             assert log[event.ply][2] == event.action
             self.checked += 1
 
@@ -217,7 +217,7 @@ async def test_a_move_is_committed_before_any_listener_hears_of_it(
     gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
     await play_out(manager, gid, random.Random(1))
     await asyncio.sleep(0)
-    assert check.checked == len(await store.history(gid)) > 10
+    assert check.checked == len(await store.games.history(gid)) > 10
 
 
 async def test_the_host_or_a_moderator_removes_a_seat_from_a_game_in_play(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXECUTE = {"execute", "executemany", "executescript", "execute_fetchall", "execute_insert",
-           "_fetchone", "_fetchall"}
+           "_fetchone", "_fetchall", "fetchone", "fetchall"}
 
 
 @dataclass(frozen=True)

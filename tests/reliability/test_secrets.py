@@ -103,7 +103,7 @@ async def test_the_database_and_its_journal_are_the_owners_alone(rig: Rig) -> No
 #: SQL built from more than constants, each with why it is safe. A new site fails the test.
 REVIEWED_SQL = {
     'row = await self._fetchone(f"PRAGMA {name}")':
-        "Store.pragma (diagnostics): name is checked to be letters and underscores",
+        "Connection.pragma (diagnostics): name is checked to be letters and underscores",
     "await self._conn.executescript(":
         "migrations: SQL files of the repository, and an int schema number",
 }

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import cogs.table.pictures
-from engine.store import Store
+from engine.manager.store import GameLog
+from engine.manager.store.connection import Connection
 
 from .conftest import Rig, make_rig
 from .harness import board_messages, unhandled_lines
@@ -68,14 +69,14 @@ async def test_a_slow_database_write_delays_neither_the_ack_nor_another_game(
         two_tables: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     rig = two_tables
     a, b = await both_started(rig)
-    record = Store.record
+    record = GameLog.record
 
-    async def slow_record(self: Store, game_id: int, *args: Any, **kwargs: Any) -> Any:
+    async def slow_record(self: GameLog, game_id: int, *args: Any, **kwargs: Any) -> Any:
         if game_id == a.id:
             await asyncio.sleep(SLOW)  # a disk that stalls for this game's commit
         return await record(self, game_id, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "record", slow_record)
+    monkeypatch.setattr(GameLog, "record", slow_record)
     move_a = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
     await asyncio.sleep(0.5)
     assert await mover(rig, b).take_turn(rig.games()[b.id]), "game B moves meanwhile"
@@ -94,10 +95,10 @@ async def test_a_stalled_sqlite_writer_still_lets_every_click_be_acknowledged(
     each click is deferred first, so none misses Discord's deadline."""
     rig = two_tables
     a, b = await both_started(rig)
-    write = Store._write
+    write = Connection.write
     stalls = [SLOW]
 
-    async def stalled(self: Store, work: Any) -> Any:
+    async def stalled(self: Connection, work: Any) -> Any:
         def slow_work(db: Any) -> Any:
             if stalls:
                 time.sleep(stalls.pop())  # inside the writer thread and the store's lock
@@ -105,7 +106,7 @@ async def test_a_stalled_sqlite_writer_still_lets_every_click_be_acknowledged(
 
         return await write(self, slow_work)
 
-    monkeypatch.setattr(Store, "_write", stalled)
+    monkeypatch.setattr(Connection, "write", stalled)
     moves = [asyncio.create_task(mover(rig, g).take_turn(rig.games()[g.id])) for g in (a, b)]
     assert all(await asyncio.gather(*moves))
     assert all(i.acknowledged for i in rig.fake.interactions.values())

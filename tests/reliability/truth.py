@@ -57,7 +57,7 @@ class GameTruth:
         if self.status in ("playing", "finished") and self.seed is not None:
             try:
                 game = self.replayed()
-            except engine.EngineError as exc:
+            except engine.Refusal as exc:
                 return [f"game {self.id}: its log does not replay: {exc.code}"]
             if self.snapshot is not None and game.to_dict() != self.snapshot:
                 problems.append(f"game {self.id}: snapshot differs from the replayed log")

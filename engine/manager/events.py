@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ..observation import Observation
+from .seats import Seat
+
 COMPUTER_LEVELS = ("easy", "medium", "hard")
 
 
@@ -19,23 +22,6 @@ class Player:
 
     user_id: int
     name: str
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """One seat: a person (``user_id``) or a computer player (``level``)."""
-
-    index: int
-    user_id: int | None
-    name: str
-    level: str | None = None
-    left: bool = False
-    resigned: bool = False
-    absences: int = 0
-
-    @property
-    def is_computer(self) -> bool:
-        return self.level is not None
 
 
 @dataclass(frozen=True)
@@ -49,7 +35,7 @@ class TableView:
     guild_id: int | None
     channel_id: int
     host_id: int
-    seats: tuple[SeatView, ...]
+    seats: tuple[Seat, ...]
     on_leave: str
     turn: int | None
     ply: int
@@ -94,7 +80,7 @@ class LobbyCancelled(Event):
 
 @dataclass(frozen=True)
 class GameStarted(Event):
-    observation: dict[str, Any]  # the spectator's view
+    observation: Observation  # the spectator's view
 
 
 @dataclass(frozen=True)
@@ -103,7 +89,7 @@ class Moved(Event):
     action: str
     by: str  # "player", "computer", "auto" (a forced pass), "timer"
     user_id: int | None
-    observation: dict[str, Any]  # the spectator's view after the move
+    observation: Observation  # the spectator's view after the move
     placed: str | None
     removed: str | None
     ply: int  # index of this action in the game's history
@@ -113,14 +99,14 @@ class Moved(Event):
 class HandChanged(Event):
     seat: int
     user_id: int
-    observation: dict[str, Any]  # that seat's private view
+    observation: Observation  # that seat's private view
 
 
 @dataclass(frozen=True)
 class TurnStarted(Event):
     seat: int
     user_id: int
-    observation: dict[str, Any]  # that seat's private view, with "legal"
+    observation: Observation  # that seat's private view, with "legal"
 
 
 @dataclass(frozen=True)
@@ -150,7 +136,7 @@ class GameOver(Event):
     draw: bool
     reason: str | None  # the engine's end_reason, or "ended"
     winning_seats: tuple[int, ...]
-    observation: dict[str, Any]
+    observation: Observation
     ended_by: int | None = None
 
 

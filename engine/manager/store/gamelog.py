@@ -1,0 +1,347 @@
+"""The game log: lobbies, games, their seats and action logs, and server settings.
+
+What the manager owns and nobody else writes. Each accepted move is one commit of its
+own (``record``): the new history entries, the snapshot and, when the game ends, the
+results, together.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..seats import Seat
+from .connection import Connection, dumps
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class GameRecord:
+    """One row of ``games`` with its seats and its action log (ply order)."""
+
+    id: int
+    kind: str
+    options: dict[str, Any]
+    seed: int | None
+    status: str
+    guild_id: int | None
+    channel_id: int
+    host_id: int
+    snapshot: dict[str, Any] | None
+    lobby_deadline: float | None
+    turn_deadline: float | None
+    turn_reminded: bool
+    on_leave: str
+    end_reason: str | None
+    created_at: float
+    updated_at: float
+    seats: list[Seat] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """One seat's result of a finished game."""
+
+    seat: int
+    user_id: int | None
+    level: str | None
+    name: str
+    side: int
+    outcome: str  # "win", "loss" or "draw"
+    resigned: bool
+
+
+@dataclass(frozen=True)
+class GuildSettings:
+    """A server's settings. ``turn_timer`` None (the default) means no turn timer."""
+
+    guild_id: int
+    locale: str = "en"
+    turn_timer: float | None = None
+    timeout_action: str = "computer"
+    absences_to_free: int = 3
+    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class GameLog:
+    """Games, seats, action logs and server settings, on the shared connection."""
+
+    def __init__(self, db: Connection) -> None:
+        self._db = db
+
+    # -- lobbies -----------------------------------------------------------------------
+
+    async def create_lobby(
+        self,
+        kind: str,
+        options: dict[str, Any],
+        guild_id: int | None,
+        channel_id: int,
+        host_id: int,
+        seats: Sequence[Seat],
+        *,
+        lobby_deadline: float | None,
+        on_leave: str,
+        now: float,
+    ) -> int | None:
+        """A new lobby; ``None`` if the channel already has a lobby or game in play."""
+
+        def work(db: sqlite3.Connection) -> int:
+            cur = db.execute(
+                "INSERT INTO games (kind, options, status, guild_id, channel_id, host_id,"
+                " lobby_deadline, on_leave, created_at, updated_at)"
+                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)",
+                (kind, dumps(options), guild_id, channel_id, host_id, lobby_deadline,
+                 on_leave, now, now),
+            )
+            game_id = cur.lastrowid
+            assert game_id is not None
+            _write_seats(db, game_id, seats)
+            return int(game_id)
+
+        try:
+            return await self._db.write(work)
+        except sqlite3.IntegrityError:
+            return None
+
+    async def save_lobby(
+        self, game_id: int, seats: Sequence[Seat], *, lobby_deadline: float | None,
+        now: float,
+    ) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            _write_seats(db, game_id, seats)
+            db.execute("UPDATE games SET lobby_deadline = ?, updated_at = ? WHERE id = ?",
+                       (lobby_deadline, now, game_id))
+
+        await self._db.write(work)
+
+    async def set_status(
+        self, game_id: int, status: str, *, now: float, end_reason: str | None = None
+    ) -> None:
+        """Close a lobby or stop a game without a result (cancelled)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE games SET status = ?, end_reason = ?, lobby_deadline = NULL,"
+                " turn_deadline = NULL, updated_at = ? WHERE id = ?",
+                (status, end_reason, now, game_id),
+            )
+
+        await self._db.write(work)
+
+    async def move_game(self, game_id: int, channel_id: int, *, now: float) -> None:
+        """A game goes on in another channel (a thread of its own), for good."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE games SET channel_id = ?, updated_at = ? WHERE id = ?",
+                       (channel_id, now, game_id))
+
+        await self._db.write(work)
+
+    # -- games -------------------------------------------------------------------------
+
+    async def start_game(
+        self,
+        game_id: int,
+        *,
+        seed: int,
+        options: dict[str, Any],
+        snapshot: dict[str, Any],
+        seats: Sequence[Seat],
+        turn_deadline: float | None,
+        now: float,
+    ) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            _write_seats(db, game_id, seats)
+            db.execute(
+                "UPDATE games SET status = 'playing', seed = ?, options = ?, snapshot = ?,"
+                " lobby_deadline = NULL, turn_deadline = ?, turn_reminded = 0,"
+                " updated_at = ? WHERE id = ?",
+                (seed, dumps(options), dumps(snapshot), turn_deadline, now, game_id),
+            )
+
+        await self._db.write(work)
+
+    async def record(
+        self,
+        game_id: int,
+        entries: Sequence[tuple[int, int | None, str]],
+        snapshot: dict[str, Any],
+        *,
+        now: float,
+        turn_deadline: float | None,
+        turn_reminded: bool = False,
+        seats: Sequence[Seat] | None = None,
+        results: Sequence[ResultRecord] | None = None,
+        end_reason: str | None = None,
+    ) -> None:
+        """Commit accepted history entries ``(ply, seat, action)`` with the new snapshot,
+        in one transaction. With ``results`` the game is finished in the same commit."""
+        status = "finished" if results is not None else "playing"
+        snapshot_json = dumps(snapshot)
+        seat_rows = [(s.user_id, s.level, s.name, int(s.left), int(s.resigned), s.absences,
+                      game_id, s.index) for s in seats or ()]
+
+        def work(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT INTO actions (game_id, ply, seat, action, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, ply, seat, action, now) for ply, seat, action in entries],
+            )
+            db.execute(
+                "UPDATE games SET snapshot = ?, status = ?, turn_deadline = ?,"
+                " turn_reminded = ?, end_reason = ?, updated_at = ? WHERE id = ?",
+                (snapshot_json, status, turn_deadline, int(turn_reminded), end_reason,
+                 now, game_id),
+            )
+            if seat_rows:
+                db.executemany(
+                    "UPDATE seats SET user_id = ?, level = ?, name = ?, left_game = ?,"
+                    " resigned = ?, absences = ? WHERE game_id = ? AND seat = ?", seat_rows)
+            if results is not None:
+                kind, guild_id = db.execute(
+                    "SELECT kind, guild_id FROM games WHERE id = ?", (game_id,)).fetchone()
+                db.executemany(
+                    "INSERT INTO results (game_id, seat, user_id, level, name, kind,"
+                    " guild_id, side, outcome, resigned, finished_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(game_id, r.seat, r.user_id, r.level, r.name, kind, guild_id, r.side,
+                      r.outcome, int(r.resigned), now) for r in results],
+                )
+
+        await self._db.write(work)
+
+    async def save_timers(
+        self,
+        game_id: int,
+        *,
+        turn_deadline: float | None,
+        turn_reminded: bool,
+        seats: Sequence[Seat] = (),
+        now: float,
+    ) -> None:
+        """Store the turn timer's state (a reminder sent, an absence counted)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "UPDATE games SET turn_deadline = ?, turn_reminded = ?, updated_at = ?"
+                " WHERE id = ?",
+                (turn_deadline, int(turn_reminded), now, game_id),
+            )
+            db.executemany(
+                "UPDATE seats SET absences = ? WHERE game_id = ? AND seat = ?",
+                [(s.absences, game_id, s.index) for s in seats],
+            )
+
+        await self._db.write(work)
+
+    # -- loading -----------------------------------------------------------------------
+
+    _GAME_COLUMNS = (
+        "id, kind, options, seed, status, guild_id, channel_id, host_id, snapshot,"
+        " lobby_deadline, turn_deadline, turn_reminded, on_leave, end_reason, created_at,"
+        " updated_at"
+    )
+
+    async def load_active(self) -> list[GameRecord]:
+        """Every lobby and every game in play, with seats and action logs."""
+
+        def work(db: sqlite3.Connection) -> list[GameRecord]:
+            rows = db.execute(
+                f"SELECT {self._GAME_COLUMNS} FROM games"
+                " WHERE status IN ('lobby', 'playing') ORDER BY id").fetchall()
+            return [_complete(db, row) for row in rows]
+
+        return await self._db.read(work)
+
+    async def load_game(self, game_id: int) -> GameRecord | None:
+        if not 0 < game_id < 2**63:  # SQLite's integers; ids come from (forgeable) buttons
+            return None
+
+        def work(db: sqlite3.Connection) -> GameRecord | None:
+            row = db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?",
+                             (game_id,)).fetchone()
+            return _complete(db, row) if row else None
+
+        return await self._db.read(work)
+
+    # -- settings ----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        row = await self._db.fetchone(
+            "SELECT locale, turn_timer, timeout_action, absences_to_free, defaults"
+            " FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        if row is None:
+            return GuildSettings(guild_id)
+        return GuildSettings(guild_id, locale=row[0], turn_timer=row[1],
+                             timeout_action=row[2], absences_to_free=row[3],
+                             defaults=json.loads(row[4]))
+
+    async def save_guild_settings(self, s: GuildSettings, *, now: float | None = None) -> None:
+        async with self._db.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, locale, turn_timer, timeout_action,"
+                " absences_to_free, defaults, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET locale = excluded.locale,"
+                " turn_timer = excluded.turn_timer, timeout_action = excluded.timeout_action,"
+                " absences_to_free = excluded.absences_to_free, defaults = excluded.defaults,"
+                " updated_at = excluded.updated_at",
+                (s.guild_id, s.locale, s.turn_timer, s.timeout_action, s.absences_to_free,
+                 dumps(s.defaults), time.time() if now is None else now),
+            )
+
+    async def guild_locales(self) -> dict[int, str]:
+        """The language of every server that has saved its settings (the Discord layer
+        falls back to the server's own Discord language for the others)."""
+        rows = await self._db.fetchall("SELECT guild_id, locale FROM guild_settings")
+        return {r[0]: r[1] for r in rows}
+
+    async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
+        """The action log of a game: (ply, seat, action, at)."""
+        rows = await self._db.fetchall(
+            "SELECT ply, seat, action, at FROM actions WHERE game_id = ? ORDER BY ply",
+            (game_id,))
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+
+def _write_seats(db: sqlite3.Connection, game_id: int, seats: Iterable[Seat]) -> None:
+    db.executemany(
+        "INSERT INTO seats (game_id, seat, user_id, level, name, left_game, resigned,"
+        " absences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(game_id, s.index, s.user_id, s.level, s.name, int(s.left), int(s.resigned),
+          s.absences) for s in seats],
+    )
+
+
+def _complete(db: sqlite3.Connection, row: Sequence[Any]) -> GameRecord:
+    """A games row with its seats and its action log (cut at the first hole, loudly)."""
+    rec = GameRecord(
+        id=row[0], kind=row[1], options=json.loads(row[2]), seed=row[3], status=row[4],
+        guild_id=row[5], channel_id=row[6], host_id=row[7],
+        snapshot=json.loads(row[8]) if row[8] else None, lobby_deadline=row[9],
+        turn_deadline=row[10], turn_reminded=bool(row[11]), on_leave=row[12],
+        end_reason=row[13], created_at=row[14], updated_at=row[15],
+    )
+    seats = db.execute(
+        "SELECT seat, user_id, level, name, left_game, resigned, absences FROM seats"
+        " WHERE game_id = ? ORDER BY seat", (rec.id,)).fetchall()
+    rec.seats = [Seat(index=s[0], user_id=s[1], level=s[2], name=s[3],
+                            left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
+                 for s in seats]
+    actions = db.execute(
+        "SELECT ply, action FROM actions WHERE game_id = ? ORDER BY ply", (rec.id,)).fetchall()
+    for expected, (ply, action) in enumerate(actions):
+        if ply != expected:
+            log.error("game %d: action log has a hole at ply %d", rec.id, expected)
+            break
+        rec.actions.append(action)
+    return rec
