@@ -113,7 +113,12 @@ class Announcer:
         lang = self._prefs.guild_lang(table.guild_id)
         obs = event.observation
         over = bool(obs.get("is_over"))
-        lines = [messages.move_line(table, event, lang)]
+        # a resignation or a turn lost to the timer was told in words just before (the
+        # manager's SeatChanged / TurnTimedOut): the board shows only whose turn it is now
+        told = messages.told_before(event.action)
+        if told and over:
+            return  # the final board follows at once
+        lines = [] if told else [messages.move_line(table, event, lang)]
         if not over:
             # whose turn it was right after this move: boards are announced in order, a
             # little after the moves (computers may be ahead), and each tells its own moment

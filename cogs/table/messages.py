@@ -8,6 +8,7 @@ need no client either.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import discord
 
@@ -58,6 +59,12 @@ def mention(table: TableView, seat: int | None, lang: str) -> str:
     if s.is_computer or s.user_id is None:
         return f"**{seat_names(table, lang)[seat]}**"
     return f"<@{s.user_id}>"
+
+
+def as_shown(table: TableView, obs: Observation) -> dict[str, Any]:
+    """The position as the board picture shows it: the legend also tells a seat that left
+    the game from one that resigned (the engine knows only that the seat is out)."""
+    return {**obs, "left_game": [s.resigned and s.left for s in table.seats]}
 
 
 def place(lang: str, channel: str, guild: str) -> str:
@@ -119,6 +126,12 @@ def _roll_first(table: TableView, obs: Observation, name: str, line: str, lang: 
             if roll and table.game == "dice" else line)
 
 
+def told_before(action: str) -> bool:
+    """History entries that are not moves (a resignation, a computer taking a seat, a turn
+    lost to the timer): the manager announces them in words of their own."""
+    return action == "skip" or action.startswith(("resign:", "computer:"))
+
+
 def move_line(table: TableView, event: Moved, lang: str) -> str:
     name = seat_name(table, event.seat, lang)
     action, obs = event.action, event.observation
@@ -138,7 +151,7 @@ def move_line(table: TableView, event: Moved, lang: str) -> str:
     if kind in ("place", "replace", "remove") and space:
         return _roll_first(table, obs, name, t(f"moved.{kind}", lang, name=name, space=space),
                            lang)
-    return t("moved.other", lang, name=name, action=action)
+    return t("moved.other", lang, name=name)  # never the internal action string
 
 
 def turn_line(table: TableView, lang: str) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import discord
 
@@ -33,12 +34,12 @@ HAND = "hand.png"
 CHOICE = "choices.png"
 
 
-def board_alt(obs: Observation, names: Sequence[str], lang: str) -> str:
+def board_alt(obs: Mapping[str, Any], names: Sequence[str], lang: str) -> str:
     """The board's alt text, as Discord keeps it (recovery compares it with the channel)."""
     return alt_text(obs, names=list(names), lang=lang)[:ALT_TEXT_LIMIT]
 
 
-async def board_file(obs: Observation, names: Sequence[str], lang: str, game_id: int
+async def board_file(obs: Mapping[str, Any], names: Sequence[str], lang: str, game_id: int
                      ) -> discord.File | None:
     """The board picture with its alt text; None (logged) if drawing failed."""
 

@@ -109,7 +109,8 @@ class Posts:
         board (``ply``: the move it shows) and, where the server tidies, the one before
         it deleted. ``only_if``: asked once the picture is drawn (drawing takes a while);
         False posts nothing (e.g. a newer move's own board is on its way)."""
-        picture = await board_file(obs, messages.seat_names(table, lang), lang, table.game_id)
+        picture = await board_file(messages.as_shown(table, obs),
+                                   messages.seat_names(table, lang), lang, table.game_id)
         if only_if is not None and not only_if():
             return None
         kwargs: dict[str, Any] = {"content": content, "file": picture, "view": view}

@@ -129,7 +129,7 @@ class Recovery:
         """Post where the game stands unless the newest board (``shown``: its alt text)
         shows it already."""
         names = messages.seat_names(table, lang)
-        alt = await asyncio.to_thread(board_alt, obs, names, lang)
+        alt = await asyncio.to_thread(board_alt, messages.as_shown(table, obs), names, lang)
         if shown == alt:
             return  # the newest board is of this moment
 

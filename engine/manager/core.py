@@ -573,20 +573,19 @@ class GameManager:
         if record.absences >= table.settings.absences_to_free:
             await self._free_seat(table, seat, hand_over=table.on_leave == "computer",
                                   change="freed")
-            outcome = "seat_freed"
+            table.outbox.append(TurnTimedOut(table.view(), seat, user_id, "seat_freed"))
         elif table.settings.timeout_action == "computer":
             obs = game.observation(seat)
             pick_seed = game.seed + len(game.history)
             action = await asyncio.to_thread(choose, self._agent(table, seat, TAKEOVER_LEVEL),
                                              obs, pick_seed)
-            await self._step(table, seat, _applying(action), by="timer",
-                             user_id=user_id, seats_changed=True)
-            outcome = "computer_moved"
+            await self._step(table, seat, _applying(action), by="timer", user_id=user_id,
+                             seats_changed=True, preface=lambda view: TurnTimedOut(
+                                 view, seat, user_id, "computer_moved"))
         else:
             await self._step(table, seat, lambda g: g.skip(), by="timer", user_id=user_id,
-                             seats_changed=True)
-            outcome = "skipped"
-        table.outbox.append(TurnTimedOut(table.view(), seat, user_id, outcome))
+                             seats_changed=True, preface=lambda view: TurnTimedOut(
+                                 view, seat, user_id, "skipped"))
 
     async def _timer_loop(self) -> None:
         # Real sleeping here: the clock decides what is due, not how often we look.
@@ -605,8 +604,13 @@ class GameManager:
         by: str,
         user_id: int | None,
         seats_changed: bool = False,
+        preface: Callable[[TableView], Event] | None = None,
     ) -> Moved:
-        """Engine, commit, queue the announcements. Call with the table's lock held."""
+        """Engine, commit, queue the announcements. Call with the table's lock held.
+
+        ``preface``: the event that says why this step happened (a player resigned, the
+        timer ran out), queued before the move and whatever follows it (the game's end), so
+        listeners hear of things in the order they happened."""
         game = self._game_of(table)
         before_hands = self._hands(table, game)
         turn_before = game.current_seat
@@ -620,6 +624,8 @@ class GameManager:
                                 **table.options)
             raise
         entry = game.history[ply]
+        if preface is not None:
+            table.outbox.append(preface(table.view()))
         spectator = game.observation(None)
         last = spectator["last"]
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
@@ -692,8 +698,8 @@ class GameManager:
             return
         table.change_seat(seat, left=change != "resigned", resigned=True)
         await self._step(table, seat, lambda g: g.resign(seat), by="player", user_id=user_id,
-                         seats_changed=True)
-        table.outbox.append(SeatChanged(table.view(), seat, user_id, change))
+                         seats_changed=True, preface=lambda view: SeatChanged(
+                             view, seat, user_id, change))
 
     # -- computer players ---------------------------------------------------------------
 
