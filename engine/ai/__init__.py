@@ -30,17 +30,33 @@ Explanations (``Agent.explain`` / ``explain``)
 Kids placements add ``card`` and ``space``; Dice placements add ``space``, ``total`` and
 ``extra_roll`` (a 2 or a 12 rolls again).
 
+A count is called "in a row" (``*_row``, ``extends_line``, ``removes_threat``...) only
+when those spaces touch; spread over a line with gaps it is "N of the line's ``size``
+spaces" (issue 16: A5 B5 _ D5 _ F5 is not "a row 4 long").
+
 =====================  ==========================================  =========================
 code                   meaning                                     params
 =====================  ==========================================  =========================
 completes_sequence     this chip wins the game                     line (spaces), uses_corner
-blocks_line            takes a space another colour needs          colour, length (their
-                                                                   chips in that line)
-removes_threat         Dragon / 10: takes off the chip that        colour, length, space
-                       helps another colour most
-wild_for_line          Unicorn / 11 used where it builds a line    length, uses_corner (Kids)
-extends_line           one more chip in a row of one's own         length, uses_corner (Kids)
-starts_line            a first chip where a row can still grow     length
+blocks_line            takes the space where another colour would  colour, length (size - 1)
+                       win with one more chip
+blocks_row             takes a space of a line where another       colour, length (their
+                       colour has ``length`` in a row              chips), size
+blocks_spread          the same, their chips with gaps between     colour, length, size
+removes_threat         Dragon / 10: takes off a chip of a row of   colour, length, space
+                       ``length`` in a row
+removes_from_line      the same, the line's chips with gaps        colour, length, size, space
+removes_chip           takes off a chip in no line of 2 or more    colour, length, space
+wild_for_line          Unicorn / 11 giving ``length`` (3+) in a    length, uses_corner (Kids)
+                       row
+extends_line           a card or number giving ``length`` (3+) in  length, uses_corner (Kids)
+                       a row
+fills_line             ``length`` (2+) of a line's ``size``        length, size, uses_corner
+                       spaces, with gaps                           (Kids)
+joins_chip             a second chip right next to one's own       length (2), next_to
+starts_at_corner       a first chip next to a free corner (Kids)   length (2), uses_corner
+starts_line            a first chip where a row can still grow     length (1)
+fills_space            no line of one's own can grow through it    length (0)
 exchanges_dead_card    swaps a card that fits nowhere              card
 only_move              nothing else is allowed                     action
 no_playable_card       Kids: every card is dead: the turn passes   (none)

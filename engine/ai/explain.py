@@ -16,7 +16,15 @@ from ..kids import KidsGame
 from ..kids_board import CARD_NUMBER, CORNER_MASK, DRAGON, UNICORN
 from ..spaces import bits, parse_space, space_name
 from .determinize import rebuild
-from .lines import KIDS_BOARD, Board, best_line_through, dice_board, winning_spaces
+from .lines import (
+    KIDS_BOARD,
+    Board,
+    best_line_through,
+    dice_board,
+    in_a_row,
+    popcount,
+    winning_spaces,
+)
 
 
 @dataclass(frozen=True)
@@ -58,9 +66,27 @@ def _side_info(game: Game, obs: dict[str, Any]) -> tuple[int, list[str]]:
     return game.side_of[turn], list(obs["colours"])
 
 
+def _shape(board: Board, space: int, mine: int, occupied: int) -> tuple[int, int, bool]:
+    """The alive line through ``space`` where ``mine`` holds the most spaces: (count, line,
+    whether those spaces are next to each other). Among lines of one count, one whose
+    spaces touch is preferred: "3 in a row" is the plainer truth when both are true."""
+    own = mine | board.wild
+    blocked = occupied & ~mine
+    best = (0, 0, False)
+    for line in board.through[space]:
+        if line & blocked:
+            continue
+        n = popcount(line & own)
+        touching = in_a_row(line, own)
+        if (n, touching) > best[::2]:
+            best = (n, line, touching)
+    return best
+
+
 def _line_reason(board: Board, game: Game, space: int, side: int, colours: list[str],
                  placed_by: str, extra: dict[str, Any]) -> Explanation:
-    """Why putting a chip of ``side`` on ``space``: win, block, or build."""
+    """Why putting a chip of ``side`` on ``space``: win, block, or build. Every count named
+    is "in a row" only when those chips touch; otherwise it is "N of the line's spaces"."""
     width = game.width
     bit = 1 << space
     chips = game.chips
@@ -68,9 +94,9 @@ def _line_reason(board: Board, game: Game, space: int, side: int, colours: list[
     mine = chips[side] & ~bit
     for line in board.through[space]:
         if (mine | bit | board.wild) & line == line:
-            params = {"line": [space_name(s, width) for s in bits(line)],
-                      "uses_corner": bool(line & board.wild & CORNER_MASK), **extra}
-            return Explanation("completes_sequence", params)
+            return Explanation("completes_sequence", {
+                "line": [space_name(s, width) for s in bits(line)],
+                "uses_corner": bool(line & board.wild & CORNER_MASK), **extra})
     # Someone else's winning space taken away: the strongest reason after winning.
     threat: tuple[int, int] | None = None
     for other, theirs in enumerate(chips):
@@ -83,25 +109,50 @@ def _line_reason(board: Board, game: Game, space: int, side: int, colours: list[
     if threat is not None:
         return Explanation("blocks_line", {"colour": colours[threat[0]],
                                            "length": board.length - 1, **extra})
-    own, line = best_line_through(board, space, mine | bit, occ | bit)
-    their_best = (-1, 0)
+    own, line, touching = _shape(board, space, mine | bit, occ | bit)
+    their_best = (-1, 0, False)
     for other, theirs in enumerate(chips):
         if other != side:
-            count, _ = best_line_through(board, space, theirs & ~bit, occ)
-            if count > their_best[1]:
-                their_best = (other, count)
-    uses_corner = bool(line & board.wild)
+            count, _, theirs_touch = _shape(board, space, theirs & ~bit, occ)
+            if (count, theirs_touch) > their_best[1:]:
+                their_best = (other, count, theirs_touch)
     if their_best[1] >= 2 and their_best[1] >= own:
-        return Explanation("blocks_line", {"colour": colours[their_best[0]],
-                                           "length": their_best[1], **extra})
-    params = {"length": own, **extra}
+        return Explanation("blocks_row" if their_best[2] else "blocks_spread",
+                           {"colour": colours[their_best[0]], "length": their_best[1],
+                            "size": board.length, **extra})
+    params: dict[str, Any] = {"length": own, **extra}
     if board.wild:
-        params["uses_corner"] = uses_corner
+        params["uses_corner"] = bool(line & board.wild)
+    if own == 0:
+        return Explanation("fills_space", params)  # every line through it is someone's
+    if own == 1:
+        return Explanation("starts_line", params)
+    if not touching:
+        return Explanation("fills_line", {**params, "size": board.length})
+    if own == 2:
+        partner = line & (mine | board.wild) & ~bit
+        if partner & board.wild:
+            return Explanation("starts_at_corner", params)
+        return Explanation("joins_chip", {**params, "next_to": space_name(
+            partner.bit_length() - 1, width)})
     if placed_by == "wild":
         return Explanation("wild_for_line", params)
-    if own <= 1:
-        return Explanation("starts_line", params)
     return Explanation("extends_line", params)
+
+
+def _removal(board: Board, game: Game, space: int, colour: str | None,
+             extra: dict[str, Any]) -> Explanation:
+    """Why taking off the chip on ``space``: what it was part of, said only as true."""
+    victim = next((o for o, c in enumerate(game.chips) if c >> space & 1), None)
+    length, touching = 0, False
+    if victim is not None:
+        length, _, touching = _shape(board, space, game.chips[victim], game.occupied)
+    params: dict[str, Any] = {"colour": colour, "length": length, **extra}
+    if length <= 1:
+        return Explanation("removes_chip", params)
+    if touching:
+        return Explanation("removes_threat", params)
+    return Explanation("removes_from_line", {**params, "size": board.length})
 
 
 def _explain_kids(game: KidsGame, obs: dict[str, Any], text: str) -> Explanation:
@@ -116,9 +167,8 @@ def _explain_kids(game: KidsGame, obs: dict[str, Any], text: str) -> Explanation
         victim = next((o for o, c in enumerate(game.chips) if c >> space & 1), None)
         if victim is None:
             return Explanation("only_move", {"action": text})
-        length, _ = best_line_through(KIDS_BOARD, space, game.chips[victim], game.occupied)
-        return Explanation("removes_threat", {"colour": colours[victim], "length": length,
-                                              "space": name, "card": "dragon"})
+        return _removal(KIDS_BOARD, game, space, colours[victim],
+                        {"space": name, "card": "dragon"})
     extra = {"card": card_text, "space": name}
     return _line_reason(KIDS_BOARD, game, space, side, colours,
                         "wild" if card == UNICORN else "card", extra)
@@ -138,12 +188,8 @@ def _explain_dice(game: DiceGame, obs: dict[str, Any], text: str) -> Explanation
                              "extra_roll": total in (2, 12)}
     victim = next((o for o, c in enumerate(game.chips) if c >> space & 1), None)
     if kind == "remove":
-        length = 0
-        if victim is not None:
-            length, _ = best_line_through(board, space, game.chips[victim], game.occupied)
-        return Explanation("removes_threat", {
-            "colour": colours[victim] if victim is not None else None, "length": length,
-            **extra})
+        return _removal(board, game, space, colours[victim] if victim is not None else None,
+                        extra)
     if kind == "replace" and victim is not None:
         extra["replaces"] = colours[victim]
     return _line_reason(board, game, space, side, colours,

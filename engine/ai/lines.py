@@ -15,7 +15,7 @@ from ..dice_board import HEIGHT as DICE_HEIGHT
 from ..dice_board import WIDTH as DICE_WIDTH
 from ..kids_board import CORNER_MASK, LINES_THROUGH, SEQUENCE_LENGTH
 from ..kids_board import LINES as KIDS_LINES
-from ..spaces import lines, lines_through
+from ..spaces import bits, lines, lines_through
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,13 @@ def best_line_through(board: Board, space: int, mine: int, occupied: int) -> tup
         if n > best:
             best, best_line = n, line
     return best, best_line
+
+
+def in_a_row(line: int, own: int) -> bool:
+    """Whether the spaces of ``line`` that ``own`` holds are next to each other, with no
+    empty or other space between them: only then are they "N in a row" for a reader."""
+    held = [i for i, s in enumerate(bits(line)) if own >> s & 1]
+    return bool(held) and held[-1] - held[0] + 1 == len(held)
 
 
 def potential(board: Board, mine: int, occupied: int, weights: tuple[float, ...]) -> float:

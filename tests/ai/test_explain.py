@@ -10,9 +10,11 @@ import pytest
 from engine.ai import explain, make_agent
 from tests.ai.positions import TABLES, dice_position, kids_position, random_position
 
-CODES = {"completes_sequence", "blocks_line", "removes_threat", "wild_for_line",
-         "extends_line", "starts_line", "exchanges_dead_card", "only_move",
-         "no_playable_card", "no_move_for_roll", "roll_dice"}
+CODES = {"completes_sequence", "blocks_line", "blocks_row", "blocks_spread",
+         "removes_threat", "removes_from_line", "removes_chip", "wild_for_line",
+         "extends_line", "fills_line", "joins_chip", "starts_at_corner", "starts_line",
+         "fills_space", "exchanges_dead_card", "only_move", "no_playable_card",
+         "no_move_for_roll", "roll_dice"}
 
 
 def test_winning_move_completes_the_sequence_with_the_free_corner() -> None:
@@ -91,3 +93,85 @@ def test_a_dice_roll_that_allows_nothing_says_so() -> None:
     assert obs["legal"] == ["pass"]
     why = explain(obs, "pass")
     assert why.code == "no_move_for_roll" and why.params == {"total": 10}
+
+
+def test_a_line_with_gaps_is_not_called_a_row_of_that_length() -> None:
+    # Issue 16: A5 B5 _ D5 _ F5 was "your row 4 long"; the four chips are not 4 in a row.
+    game = dice_position([["A5", "B5", "D5"], ["A1"]], (2, 4))
+    obs = game.observation(0)
+    assert "place@F5" in obs["legal"] or "place@f5" in obs["legal"]
+    why = explain(obs, "place@F5")
+    assert why.code == "fills_line"
+    assert why.params["length"] == 4 and why.params["size"] == 6
+
+
+def test_a_row_is_only_called_a_row_when_its_chips_touch() -> None:
+    game = dice_position([["A5", "B5", "C5"], ["A1"]], (3, 5))
+    why = explain(game.observation(0), "place@D5")
+    assert why.code == "extends_line" and why.params["length"] == 4
+
+
+def test_a_block_of_a_line_with_gaps_does_not_say_in_a_row() -> None:
+    game = dice_position([["F1"], ["A5", "C5"]], (5, 2), to_move=0)
+    why = explain(game.observation(0), "place@B5")
+    assert why.code == "blocks_spread"
+    assert why.params["colour"] == "blue" and why.params["length"] == 2
+    assert why.params["size"] == 6
+
+
+def test_a_second_chip_next_to_the_first_says_it_joins_that_chip() -> None:
+    # Item 17: "makes your row 2 long" says nothing useful.
+    game = kids_position([["C3"], ["E7"]], ["wolf", "lion", "whale"])
+    legal = game.observation(0)["legal"]
+    nxt = next(a for a in legal if a.startswith("wolf@") and a[5:] in ("D3", "d3"))
+    why = explain(game.observation(0), nxt)
+    assert why.code == "joins_chip" and why.params["next_to"] == "C3"
+
+
+def test_a_gapped_threat_is_blocked_as_a_win_not_as_a_row() -> None:
+    # Blue holds A1 B1 _ D1 (with the corner): C1 is where blue would win.
+    game = kids_position([["E5"], ["B1", "D1"]], ["lion", "unicorn", "penguin"])
+    why = explain(game.observation(0), "unicorn@C1")
+    assert why.code == "blocks_line" and why.params["colour"] == "blue"
+
+
+def _run_through(chips: int, space: int, line: list[int]) -> int:
+    """How many of ``line``'s spaces next to each other, through ``space``, ``chips`` hold."""
+    at = line.index(space)
+    left = at
+    while left > 0 and chips >> line[left - 1] & 1:
+        left -= 1
+    right = at
+    while right < len(line) - 1 and chips >> line[right + 1] & 1:
+        right += 1
+    return right - left + 1
+
+
+ROW_CLAIMS = {"extends_line", "wild_for_line", "joins_chip", "removes_threat"}
+
+
+@pytest.mark.parametrize(("game", "seats", "options"), TABLES)
+def test_every_row_a_reason_names_is_that_many_chips_next_to_each_other(
+        game: str, seats: int, options: dict[str, Any]) -> None:
+    from engine.ai.lines import KIDS_BOARD, dice_board
+    from engine.spaces import bits, parse_space
+
+    for seed in range(4):
+        g = random_position(game, seats, options, seed, 6 + 7 * seed)
+        if g.is_over:
+            continue
+        obs = g.observation(g.current_seat)
+        board = KIDS_BOARD if game == "kids" else dice_board(g.sequence_length)  # type: ignore[attr-defined]
+        side = g.side_of[g.current_seat]
+        for action in obs["legal"]:
+            why = explain(obs, action)
+            if why.code not in ROW_CLAIMS:
+                continue
+            space = parse_space(action.partition("@")[2], g.width, g.height)
+            if why.code == "removes_threat":  # the chip taken off, with its own side's
+                holder = next(c for c in g.chips if c >> space & 1)
+                own = holder | board.wild
+            else:
+                own = (g.chips[side] | board.wild) | 1 << space
+            runs = [_run_through(own, space, bits(line)) for line in board.through[space]]
+            assert why.params["length"] in runs, (action, why)

@@ -55,9 +55,10 @@ def test_parents_read_what_each_beginners_level_means(lang: str) -> None:
         assert all(w in text for w in words), words
 
 
-def test_leaving_and_the_recorded_seed_are_explained() -> None:
+def test_leaving_and_fair_shuffles_are_explained_in_players_words() -> None:
     en = text_of("kids", "en")
-    assert "their chips stay" in en and "last side standing wins" in en and "seed" in en
+    assert "their chips stay" in en and "last side standing wins" in en
+    assert "at random" in en and "shown again" in en and "seed" not in en
 
 
 def test_a_server_turn_timer_appears_in_the_rules() -> None:

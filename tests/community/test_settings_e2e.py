@@ -115,4 +115,4 @@ async def test_settings_survive_a_restart(tmp_path: Path) -> None:
                 assert shown["Tidy old board messages"] == "on"
                 assert bot.desk is not None and bot.desk.prefs.tidies(guild.id)
                 lobby = await (await alice.slash("sequence new", game="dice")).reply()
-                assert "et nytt spill" in lobby.text
+                assert "et nytt parti" in lobby.text

@@ -79,10 +79,10 @@ async def test_stats_and_leaderboard_in_norwegian(norsk: World) -> None:
     await won_by_resignation(norsk, kari, ola)
     stats = await (await kari.slash("sequence stats")).reply()
     got = fields(stats)
-    assert got["Spill"] == "1" and got["Seire"] == "1" and got["Andel seire"] == "100%"
+    assert got["Partier"] == "1" and got["Seire"] == "1" and got["Andel seire"] == "100%"
     assert got["Yndlingsfarge"] in ("rød", "blå")
     board = await (await ola.slash("sequence leaderboard")).reply()
-    assert "Ingen har spilt ferdig 3 spill ennå" in board.text
+    assert "Ingen har spilt ferdig 3 partier ennå" in board.text
     assert "Datamaskinspillere" in board.text
 
 

@@ -138,7 +138,7 @@ async def test_rematch_in_norwegian(norsk: World) -> None:
     replay = await norsk.discord.wait_for(
         lambda: next((f for f in final.files if f.filename == "replay.gif"), None), 10,
         "the replay")
-    assert replay.description == "Hele spillet ligger i animasjonen."
+    assert replay.description == "Hele partiet ligger i animasjonen."
     again = await (await norsk["Ola"].click(final, custom_id=final.button(
         custom_id_contains="seq:rematch:")["custom_id"])).reply()
     assert again.text.startswith("Omkamp! Samme plasser og valg")
@@ -198,7 +198,7 @@ async def test_the_server_language_setting_changes_the_channel_messages(world: W
     reply = await (await mum.slash("sequence settings", language="no")).reply()
     assert reply.content.startswith("Saved.")  # the admin still reads English
     lobby = await lobby_of(world, world["Alice"])
-    assert "et nytt spill" in lobby.text and lobby.button(label="Bli med")
+    assert "et nytt parti" in lobby.text and lobby.button(label="Bli med")
 
 
 async def test_tidy_boards_keeps_one_board_per_game_in_the_channel(world: World) -> None:

@@ -38,7 +38,7 @@ async def test_the_lobby_replies_and_refusals_are_in_norwegian(norsk: World) -> 
     fake, channel = norsk.discord, norsk.guild.channel_id
     kari, ola = norsk["Kari"], norsk["Ola"]
     lobby = await (await kari.slash("sequence new", game="kids")).reply()
-    assert "et nytt spill" in lobby.text and lobby.button(label="Bli med")
+    assert "et nytt parti" in lobby.text and lobby.button(label="Bli med")
     refusal = await (await ola.click(lobby, label="Start")).reply()
     assert refusal.ephemeral and "Bare verten" in refusal.content
     await (await ola.click(lobby, label="Bli med")).wait_ack()

@@ -119,7 +119,7 @@ def test_fit_lines_stays_in_the_width_and_cuts_only_what_does_not_fit(
 LAST_ROLL = {"en": "Last roll: {name}", "no": "Siste kast: {name}"}
 NOBODY_WON = {"en": "Nobody won", "no": "Ingen vant"}
 RESIGNED = {"en": "{name} (resigned)", "no": "{name} (ga opp)"}
-LEFT_GAME = {"en": "{name} (left the game)", "no": "{name} (forlot spillet)"}
+LEFT_GAME = {"en": "{name} (left the game)", "no": "{name} (forlot partiet)"}
 
 
 def _after_a_turn_passed(kind: str = "dice") -> dict[str, Any]:
