@@ -37,6 +37,8 @@ LEVEL_CHOICES: list[Choice[str]] = [Choice(name=L(f"choice.level.{v}"), value=v)
                                     for v in ("1", "2", "3", "normal")]
 LENGTH_CHOICES: list[Choice[int]] = [Choice(name=L(f"choice.length.{v}"), value=v)
                                      for v in (5, 6)]
+ON_LEAVE_CHOICES: list[Choice[str]] = [Choice(name=L(f"choice.on_leave.{v}"), value=v)
+                                       for v in ("computer", "skip")]
 
 
 def _card_ids() -> dict[str, str]:
@@ -99,14 +101,18 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     # ------------------------------------------------------------------ lobby
     @app_commands.command(name=L("cmd.new.name"), description=L("cmd.new.description"))
     @app_commands.rename(game=L("opt.game.name"), level=L("opt.level.name"),
-                         sequence_length=L("opt.sequence_length.name"), teams=L("opt.teams.name"))
+                         sequence_length=L("opt.sequence_length.name"), teams=L("opt.teams.name"),
+                         if_someone_leaves=L("opt.on_leave.name"))
     @app_commands.describe(game=L("opt.game.description"), level=L("opt.level.description"),
                            sequence_length=L("opt.sequence_length.description"),
-                           teams=L("opt.teams.description"))
-    @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES, sequence_length=LENGTH_CHOICES)  # type: ignore[misc]  # str and int choices
+                           teams=L("opt.teams.description"),
+                           if_someone_leaves=L("opt.on_leave.description"))
+    @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES,  # type: ignore[misc]
+                          sequence_length=LENGTH_CHOICES, if_someone_leaves=ON_LEAVE_CHOICES)
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction, game: str, level: str | None = None,
-                  sequence_length: int | None = None, teams: bool | None = None) -> None:
+                  sequence_length: int | None = None, teams: bool | None = None,
+                  if_someone_leaves: str | None = None) -> None:
         options: dict[str, Any] = {}
         if level is not None:
             options["level"] = level
@@ -116,7 +122,8 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             options["teams"] = teams
 
         async with refusals(interaction, "/sequence new"):
-            await self.clicks.open_lobby(interaction, game, options)
+            await self.clicks.open_lobby(interaction, game, options,
+                                         on_leave=if_someone_leaves or "skip")
 
     async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:

@@ -44,14 +44,15 @@ class TableClicks:
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction, game: str,
-                         options: dict[str, Any]) -> None:
-        """Create a lobby; the reply is the lobby message, kept up to date from then on."""
+                         options: dict[str, Any], *, on_leave: str = "skip") -> None:
+        """Create a lobby; the reply is the lobby message, kept up to date from then on.
+        ``on_leave``: the host's choice for a seat whose player leaves (computer or skip)."""
         user = interaction.user
         await interaction.response.defer(thinking=True)
         async with _placeholder_gone_on_refusal(interaction):
             table = await self._manager.create_lobby(
                 game, options, Player(user.id, user.display_name), interaction.guild_id,
-                interaction.channel_id or 0)
+                interaction.channel_id or 0, on_leave=on_leave)
         await self._show_new_lobby(interaction, table)
         if table.game == "kids" and not await self._dms.check(table, user.id,
                                                               speaker_lang(interaction)):

@@ -91,6 +91,7 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
         lines.append(t("lobby.length", lang, n=opts["sequence_length"]))
     if opts.get("teams"):
         lines.append(t("lobby.teams", lang, teams=t("word.yes", lang)))
+    lines.append(t("lobby.on_leave", lang, what=t(f"choice.on_leave.{table.on_leave}", lang)))
     names = seat_names(table, lang)
     seats = [t("lobby.seat", lang, n=i + 1, name=name) +
              (" " + t("lobby.host", lang) if s.user_id == table.host_id else "")

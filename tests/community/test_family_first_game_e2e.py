@@ -220,3 +220,44 @@ async def test_joining_a_dice_game_sends_no_dm_about_a_hand(world: World) -> Non
     lobby = await lobby_of(world, alice, "dice")
     await seat(world, lobby, bob)
     assert alice.dms() == [] and bob.dms() == []
+
+
+# -- 18. the controls the rules promise ----------------------------------------------------
+
+
+async def test_the_host_chooses_that_a_computer_takes_a_seat_someone_leaves(
+        world: World) -> None:
+    alice, bob = world["Alice"], world["Bob"]
+    lobby = await (await alice.slash("sequence new", game="kids",
+                                     if_someone_leaves="computer")).reply()
+    assert "If a player leaves: A computer player takes the seat" in lobby.text
+    await seat(world, lobby, bob)
+    await start(world, lobby, alice)
+    await (await bob.slash("sequence leave")).wait_ack()
+    said = await world.discord.wait_for(
+        lambda: [m for m in world.discord.visible_messages(world.guild.channel_id)
+                 if m.content == "A computer player takes over Bob's seat."], 5, "the takeover")
+    assert said
+    table = world.bot.manager.table_for_channel(world.guild.channel_id)
+    assert table is not None and table.status == "playing" and table.seats[1].is_computer
+
+
+async def test_by_default_a_seat_someone_leaves_is_skipped_and_the_lobby_says_so(
+        norsk: World) -> None:
+    lobby = await (await norsk["Kari"].slash("sequence new", game="kids")).reply()
+    assert "Hvis en spiller går: Plassen hoppes over" in lobby.text
+
+
+async def test_a_moderator_removes_a_player_mid_game(world: World) -> None:
+    alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
+    lobby = await lobby_of(world, alice)
+    await seat(world, lobby, bob)
+    await seat(world, lobby, carol)
+    await start(world, lobby, alice)
+    reply = await (await alice.slash("sequence remove", seat=2)).reply()  # the host may
+    assert reply.content == "The seat was removed."
+    await world.discord.wait_for(
+        lambda: [m for m in world.discord.visible_messages(world.guild.channel_id)
+                 if m.content.startswith("Bob was removed from the game")], 5, "the removal")
+    refused = await (await carol.slash("sequence remove", seat=1)).reply()  # not the host
+    assert refused.ephemeral and "host" in refused.content.lower()
