@@ -46,6 +46,7 @@ from engine.store import Store
 log = logging.getLogger("sequence")
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
 EXTENSIONS = ("cogs.sequence", "cogs.community")  # community adds to /sequence: after it
 
@@ -84,7 +85,7 @@ class Settings:
                                 "RECONNECT_MAX_DELAY.")
         return cls(
             token=token,
-            database_path=Path(env.get("DATABASE_PATH", "") or "data/sequence.db"),
+            database_path=cls.database_path_from(env),
             dev_guild_id=int(guild) if guild else None,
             log_level=(env.get("LOG_LEVEL", "") or "INFO").upper(),
             api_base=(env.get("DISCORD_API_BASE", "") or DEFAULT_API_BASE).rstrip("/"),
@@ -93,6 +94,11 @@ class Settings:
             reconnect_base_delay=base,
             reconnect_max_delay=cap,
         )
+
+    @staticmethod
+    def database_path_from(env: Mapping[str, str]) -> Path:
+        """Where the database is: for the bot and for tools that need no token (backups)."""
+        return Path(env.get("DATABASE_PATH", "") or DEFAULT_DATABASE_PATH)
 
     def __repr__(self) -> str:  # never show the token, even in a traceback
         return (f"Settings(database_path={str(self.database_path)!r}, "
