@@ -307,12 +307,12 @@ class AnnouncedTree(app_commands.CommandTree):
                    ) -> list[app_commands.AppCommand]:
         commands_ = await super().sync(guild=guild)
         self.synced = True
+        count = f"{len(commands_)} command{'' if len(commands_) == 1 else 's'}"
         if guild is not None:
-            log.info("commands synced to the dev server %d (%d commands)", guild.id,
-                     len(commands_))
+            log.info("commands synced to the dev server %d (%s)", guild.id, count)
         else:
-            log.info("commands synced globally (%d commands; Discord may take up to an hour "
-                     "to show a change everywhere)", len(commands_))
+            log.info("commands synced globally (%s; Discord may take up to an hour to show "
+                     "a change everywhere)", count)
         return commands_
 
 
