@@ -32,11 +32,14 @@ async def test_close_waits_for_a_computer_move_being_saved(
     monkeypatch.setattr(store, "record", slow_record)
     await manager.start_game(CHANNEL, ANN.user_id)
     view = manager.get(table.game_id)
+    ann = None  # Ann's roll first, if she is first to move: then the computer's
     if view.turn is not None and view.seats[view.turn].user_id == ANN.user_id:
-        asyncio.create_task(manager.submit(table.game_id, ANN.user_id, "roll"))
+        ann = asyncio.create_task(manager.submit(table.game_id, ANN.user_id, "roll"))
     await asyncio.wait_for(saving.wait(), 5)
     await asyncio.wait_for(manager.close(), 10)
     assert saved.is_set(), "close returned before the move being saved was saved"
+    if ann is not None:
+        await ann
     ply = manager.get(table.game_id).ply
     await asyncio.wait_for(store.close(), 10)
 
