@@ -1,19 +1,34 @@
 # Two commands on a fresh machine: `make run` and `make test`. Each creates .venv and
-# installs what it needs the first time (and again whenever pyproject.toml changes).
+# installs what it needs the first time (and again whenever pyproject.toml changes):
+# `make run` (and invite, backup, demo) only what the bot needs at run time, `make test`
+# also the dev tools (pytest, hypothesis, ruff, mypy).
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+STAMP     := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench tournament demo reliability load clean
+.PHONY: run invite backup test lint typecheck pytest bench tournament demo reliability load clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(RUN_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(PY) bot.py
+
+# The link that adds the bot to a server (docs/ADMIN.md), without starting it.
+invite: $(RUN_STAMP)
+	$(PY) -m tools.invite
+
+# A consistent copy of the live database, safe while the bot runs: make backup DEST=file
+backup: $(RUN_STAMP)
+	$(PY) -m tools.backup $(if $(DEST),$(DEST),backups/sequence-$$(date +%Y%m%d-%H%M%S).db)
 
 test: lint typecheck pytest
 
@@ -36,7 +51,7 @@ tournament: $(STAMP)
 
 # A whole game between computer players through the game manager, printed to the console;
 # board images and a replay GIF land in demo/.
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(PY) -m tools.demo
 
 # The crash-safety test with 60 SIGKILLs instead of the quick dozen in `make test`.

@@ -4,8 +4,15 @@
 
 Settings come from the environment and ``.env`` (see ``.env.example``): ``DISCORD_TOKEN``
 (required), ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``, ``DISCORD_API_BASE`` and
-``DISCORD_GATEWAY_URL`` (to reach Discord through a proxy or a test server), and
-``COMPUTER_DELAY`` (seconds a computer player waits before moving, so people can follow).
+``DISCORD_GATEWAY_URL`` (to reach Discord through a proxy or a test server),
+``COMPUTER_DELAY`` (seconds a computer player waits before moving, so people can follow), and
+``RECONNECT_BASE_DELAY`` / ``RECONNECT_MAX_DELAY`` (the first and the longest wait between
+tries while Discord cannot be reached).
+
+Start-up tells the admin each stage in one line (docs/ADMIN.md "First start"): commands
+synced (where), logged in as whom in how many servers, the invite URL, ready. While Discord
+cannot be reached the bot keeps trying, one line per try, as a service should; a token
+Discord refuses ends it with status 1, a missing token with status 2.
 """
 
 from __future__ import annotations
@@ -18,15 +25,19 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
+import discord.client
 import discord.gateway
 import discord.http
 import yarl
+from discord import app_commands
 from discord.ext import commands
 
 from cogs.community import Community
@@ -40,6 +51,7 @@ from engine.manager.store import Store
 log = logging.getLogger("sequence")
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
 
 
@@ -56,6 +68,8 @@ class Settings:
     api_base: str = DEFAULT_API_BASE
     gateway_url: str = DEFAULT_GATEWAY_URL
     computer_delay: float = 1.5
+    reconnect_base_delay: float = 1.0
+    reconnect_max_delay: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -67,29 +81,75 @@ class Settings:
         guild = env.get("DEV_GUILD_ID", "").strip()
         if guild and not guild.isdigit():
             raise SettingsError(f"DEV_GUILD_ID must be a server id (digits), not {guild!r}.")
-        try:
-            delay = float(env.get("COMPUTER_DELAY", "") or 1.5)
-        except ValueError as exc:
-            raise SettingsError("COMPUTER_DELAY must be a number of seconds.") from exc
+        delay = _seconds(env, "COMPUTER_DELAY", 1.5)
+        base = _seconds(env, "RECONNECT_BASE_DELAY", 1.0)
+        cap = _seconds(env, "RECONNECT_MAX_DELAY", 30.0)
+        if base <= 0 or cap < base:
+            raise SettingsError("RECONNECT_BASE_DELAY must be above 0 and at most "
+                                "RECONNECT_MAX_DELAY.")
         return cls(
             token=token,
-            database_path=Path(env.get("DATABASE_PATH", "") or "data/sequence.db"),
+            database_path=cls.database_path_from(env),
             dev_guild_id=int(guild) if guild else None,
             log_level=(env.get("LOG_LEVEL", "") or "INFO").upper(),
             api_base=(env.get("DISCORD_API_BASE", "") or DEFAULT_API_BASE).rstrip("/"),
             gateway_url=env.get("DISCORD_GATEWAY_URL", "") or DEFAULT_GATEWAY_URL,
             computer_delay=delay,
+            reconnect_base_delay=base,
+            reconnect_max_delay=cap,
         )
+
+    @staticmethod
+    def database_path_from(env: Mapping[str, str]) -> Path:
+        """Where the database is: for the bot and for tools that need no token (backups)."""
+        return Path(env.get("DATABASE_PATH", "") or DEFAULT_DATABASE_PATH)
 
     def __repr__(self) -> str:  # never show the token, even in a traceback
         return (f"Settings(database_path={str(self.database_path)!r}, "
                 f"dev_guild_id={self.dev_guild_id}, api_base={self.api_base!r})")
 
 
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, "") or default)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a number of seconds.") from exc
+    if value < 0:
+        raise SettingsError(f"{name} must not be negative.")
+    return value
+
+
 def point_discord_at(api_base: str, gateway_url: str) -> None:
     """Where discord.py sends REST calls and opens the gateway (a proxy, a test server)."""
     discord.http.Route.BASE = api_base.rstrip("/")
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def bot_permissions() -> discord.Permissions:
+    """Exactly what the bot does in a server's channels (docs/ADMIN.md says why, one by one)."""
+    return discord.Permissions(
+        view_channel=True,  # see the channel it plays in (and so its history)
+        send_messages=True,  # lobbies, turns, the end of a game
+        embed_links=True,  # rules, stats and leaderboards are embeds
+        attach_files=True,  # the board picture after every move
+        read_message_history=True,  # after a restart: what already reached the channel
+        create_public_threads=True,  # a thread per game, if the server asks for it
+        send_messages_in_threads=True,  # ... and playing in it
+    )
+
+
+def invite_url(application_id: int) -> str:
+    """The OAuth2 link that adds the bot (and its slash commands) to a server."""
+    return discord.utils.oauth_url(application_id, permissions=bot_permissions(),
+                                   scopes=("bot", "applications.commands"))
+
+
+def quiet_voice_warnings() -> None:
+    """The bot has no voice features: discord.py's two warnings at client creation that
+    voice will not work (no PyNaCl, no davey) only worry an admin. Exactly those two are
+    turned off, by the flags discord.py reads before it warns; every other warning stays."""
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
 
 
 class RedactToken(logging.Filter):
@@ -185,16 +245,179 @@ class SequenceBot(commands.Bot):
             log.info("database closed")
 
 
+# What failing to reach Discord looks like, at login and in the REST calls of setup_hook:
+# no network, refused or reset connections, timeouts, Discord's own 5xx answers.
+NETWORK_ERRORS = (OSError, aiohttp.ClientError, asyncio.TimeoutError, discord.DiscordServerError)
+
+
+def why_unreachable(exc: BaseException) -> str:
+    """One short reason for a log line, instead of a traceback."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return f"cannot resolve {exc.host}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        error = exc.os_error
+        return (os.strerror(error.errno) if error.errno else str(error)).lower()
+    if isinstance(exc, asyncio.TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, discord.DiscordServerError):
+        return f"Discord answered {exc.status}"
+    if isinstance(exc, discord.ConnectionClosed):
+        return f"the gateway closed the connection (code {exc.code})"
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno).lower()
+    return str(exc) or type(exc).__name__
+
+
+class Backoff:
+    """Waits between tries: base, twice that, ... up to ``cap`` (about 30 s, so the bot is
+    back within a minute of Discord). No jitter: one bot, and the log says the wait. After a
+    quiet spell longer than two caps the next failure starts again from ``base``."""
+
+    def __init__(self, base: float = 1.0, cap: float = 30.0) -> None:
+        self.base, self.cap = base, cap
+        self._next = base
+        self._last = float("-inf")
+
+    def delay(self) -> float:
+        now = time.monotonic()
+        if now - self._last > 2 * self.cap + self._next:
+            self._next = self.base
+        self._last = now
+        wait, self._next = self._next, min(self.cap, self._next * 2)
+        return wait
+
+
+class ReconnectLine(logging.Filter):
+    """discord.py's gateway loop logs each reconnect with a whole traceback; the admin gets
+    one line with the reason and the wait instead (its waits come from ``Backoff``)."""
+
+    def __init__(self, gateway_url: str) -> None:
+        super().__init__()
+        self.gateway_url = gateway_url
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Attempting a reconnect in %.2fs" and record.args:
+            exc = record.exc_info[1] if record.exc_info else None
+            wait = record.args[0] if isinstance(record.args, tuple) else 0
+            record.msg = "lost the connection to Discord at %s (%s); trying again in %s s"
+            record.args = (self.gateway_url,
+                           why_unreachable(exc) if exc else "unknown reason", f"{wait:g}")
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def pace_reconnects(settings: Settings) -> None:
+    """discord.py reconnects the gateway by itself, waiting up to 17 minutes between tries;
+    make it wait ``Backoff``'s way instead (capped) and say why in one line."""
+    class GatewayBackoff(Backoff):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(settings.reconnect_base_delay, settings.reconnect_max_delay)
+
+    discord.client.ExponentialBackoff = GatewayBackoff  # type: ignore[misc,assignment]
+    client_log = logging.getLogger("discord.client")
+    for old in [f for f in client_log.filters if isinstance(f, ReconnectLine)]:
+        client_log.removeFilter(old)
+    client_log.addFilter(ReconnectLine(settings.gateway_url))
+
+
+class AnnouncedTree(app_commands.CommandTree):
+    """The command tree that says where the commands were synced (a start-up line)."""
+
+    synced = False
+
+    async def sync(self, *, guild: discord.abc.Snowflake | None = None
+                   ) -> list[app_commands.AppCommand]:
+        commands_ = await super().sync(guild=guild)
+        self.synced = True
+        count = f"{len(commands_)} command{'' if len(commands_) == 1 else 's'}"
+        if guild is not None:
+            log.info("commands synced to the dev server %d (%s)", guild.id, count)
+        else:
+            log.info("commands synced globally (%s; Discord may take up to an hour to show "
+                     "a change everywhere)", count)
+        return commands_
+
+
+def set_up_once(bot: SequenceBot) -> None:
+    """discord.py runs ``setup_hook`` inside every ``login``. When a login is tried again
+    after the setup began (Discord went away during the command sync, the one step of it
+    that talks to Discord), the store is already open and the manager running: the second
+    time only the sync is repeated, so nothing is opened twice."""
+    original = bot.setup_hook
+    began = False
+
+    async def setup_hook() -> None:
+        nonlocal began
+        if began:
+            await bot.sync_commands()
+            return
+        began = True
+        await original()
+
+    bot.setup_hook = setup_hook  # type: ignore[method-assign]
+
+
+def announce_ready(bot: SequenceBot) -> None:
+    """Logged in as whom, in how many servers, the invite link (once), ready."""
+    invited = False
+
+    async def on_ready() -> None:
+        nonlocal invited
+        user = bot.user
+        if user is None:
+            return
+        servers = len(bot.guilds)
+        log.info("logged in as %s (id %d) in %d server%s", user, user.id, servers,
+                 "" if servers == 1 else "s")
+        if not invited:
+            invited = True
+            application_id = bot.application_id or user.id
+            log.info("invite it to a server: %s", invite_url(application_id))
+        log.info("ready")
+
+    bot.add_listener(on_ready, "on_ready")
+
+
+async def stay_connected(bot: SequenceBot, settings: Settings) -> None:
+    """Log in (trying again while Discord cannot be reached), then hold the gateway.
+
+    A token Discord refuses raises ``discord.LoginFailure`` at once: waiting will not fix it.
+    """
+    delays = Backoff(settings.reconnect_base_delay, settings.reconnect_max_delay)
+    set_up_once(bot)
+    while True:
+        try:
+            await bot.login(settings.token)
+            break
+        except NETWORK_ERRORS as exc:
+            wait = delays.delay()
+            log.warning("cannot reach Discord at %s (%s); trying again in %s s",
+                        settings.api_base, why_unreachable(exc), f"{wait:g}")
+            # login opened an HTTP session; a fresh one (and connector) for the next try
+            await bot.http.close()
+            bot.http.connector = discord.utils.MISSING
+            await asyncio.sleep(wait)
+    tree = bot.tree
+    if isinstance(tree, AnnouncedTree) and not tree.synced:
+        log.info("commands unchanged since the last sync, not synced again")
+    await bot.connect(reconnect=True)
+
+
 async def run(settings: Settings, **options: Any) -> None:
     """Run until SIGINT/SIGTERM (or the connection fails for good), then shut down cleanly."""
     point_discord_at(settings.api_base, settings.gateway_url)
+    quiet_voice_warnings()
+    pace_reconnects(settings)
+    options.setdefault("tree_cls", AnnouncedTree)
     bot = SequenceBot(settings, **options)
+    announce_ready(bot)
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stopping.set)
-    runner = asyncio.create_task(bot.start(settings.token))
+    runner = asyncio.create_task(stay_connected(bot, settings))
     waiter = asyncio.create_task(stopping.wait())
     try:
         await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -9,6 +9,7 @@ a crash never leaves an announced move unsaved.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections import deque
@@ -168,13 +169,22 @@ class GameManager:
             self._timer_task = asyncio.create_task(self._timer_loop(), name="turn-timers")
 
     async def close(self) -> None:
-        """Stop timers and computer players. Everything accepted is already committed."""
+        """Stop timers and computer players, after the moves being made have been saved.
+
+        A move is made and committed under its game's lock. Taking every game's lock first
+        waits for those (a click, a computer, a timer) to finish their commit; while close
+        holds the locks no new move can begin, so the cancelling below stops only players
+        thinking or waiting, never a commit half done (SIGTERM of the bot comes here).
+        """
         self._closing = True
-        tasks = [t.driver for t in self._tables.values() if t.driver and not t.driver.done()]
-        if self._timer_task:
-            tasks.append(self._timer_task)
-        for task in tasks:
-            task.cancel()
+        async with contextlib.AsyncExitStack() as held:
+            for table in list(self._tables.values()):
+                await held.enter_async_context(table.lock)
+            tasks = [t.driver for t in self._tables.values() if t.driver and not t.driver.done()]
+            if self._timer_task:
+                tasks.append(self._timer_task)
+            for task in tasks:
+                task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def settle(self) -> None:

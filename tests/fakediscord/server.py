@@ -160,7 +160,7 @@ class FakeDiscord:
     """The fake server. ``async with FakeDiscord() as discord:`` starts and stops it."""
 
     def __init__(self, *, token: str = "fake-token", bot_name: str = "Sequence",
-                 interaction_deadline: float = 3.0) -> None:
+                 interaction_deadline: float = 3.0, port: int = 0) -> None:
         self.token = token
         self.application_id = snowflake()
         self.bot_user = user_payload(self.application_id, bot_name, bot=True)
@@ -186,7 +186,7 @@ class FakeDiscord:
         self.identified = 0
         self.resumed = 0
         self.session: GatewaySession | None = None
-        self.port = 0
+        self.port = port  # 0: any free port; kept, so a restart comes back on the same one
         self._runner: web.AppRunner | None = None
         self._event = asyncio.Event()
         self._sockets: set[web.WebSocketResponse] = set()
@@ -208,7 +208,7 @@ class FakeDiscord:
         app.router.add_get("/attachments/{id}/{name}", self._attachment)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         server = site._server
         assert server is not None
