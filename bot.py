@@ -46,7 +46,7 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from engine.manager import GameManager
-from engine.manager.store import Store
+from engine.manager.store import SchemaTooNew, Store
 
 log = logging.getLogger("sequence")
 
@@ -186,6 +186,7 @@ class SequenceBot(commands.Bot):
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
+        self._invited = False  # the invite link is logged at the first ready only
 
     @property
     def clicks(self) -> Clicks:
@@ -195,7 +196,14 @@ class SequenceBot(commands.Bot):
         return self.desk.clicks
 
     async def setup_hook(self) -> None:
+        if self.desk is not None:
+            # discord.py runs setup_hook inside every login: a login tried again after the
+            # setup began (Discord went away during the command sync, the one step here
+            # that talks to Discord) only syncs again; nothing is opened twice
+            await self.sync_commands()
+            return
         self.store = store = await Store.open(self.settings.database_path)
+        log.info("database opened: %s (schema version %d)", store.path, store.schema_version)
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
         self.desk = desk = Desk(self, manager)
         # the servers' languages and layouts before anything is shown, whatever cog loads
@@ -216,6 +224,19 @@ class SequenceBot(commands.Bot):
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
         await self.sync_commands()
+
+    async def on_ready(self) -> None:
+        """Logged in as whom, in how many servers, the invite link (once), ready."""
+        user = self.user
+        if user is None:
+            return
+        servers = len(self.guilds)
+        log.info("logged in as %s (id %d) in %d server%s", user, user.id, servers,
+                 "" if servers == 1 else "s")
+        if not self._invited:
+            self._invited = True
+            log.info("invite it to a server: %s", invite_url(self.application_id or user.id))
+        log.info("ready")
 
     async def sync_commands(self) -> None:
         """Dev server: sync there at once. Otherwise sync globally only when they changed."""
@@ -314,7 +335,7 @@ def pace_reconnects(settings: Settings) -> None:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(settings.reconnect_base_delay, settings.reconnect_max_delay)
 
-    discord.client.ExponentialBackoff = GatewayBackoff  # type: ignore[misc,assignment]
+    discord.client.ExponentialBackoff = GatewayBackoff  # type: ignore[attr-defined,assignment]
     client_log = logging.getLogger("discord.client")
     for old in [f for f in client_log.filters if isinstance(f, ReconnectLine)]:
         client_log.removeFilter(old)
@@ -339,53 +360,12 @@ class AnnouncedTree(app_commands.CommandTree):
         return commands_
 
 
-def set_up_once(bot: SequenceBot) -> None:
-    """discord.py runs ``setup_hook`` inside every ``login``. When a login is tried again
-    after the setup began (Discord went away during the command sync, the one step of it
-    that talks to Discord), the store is already open and the manager running: the second
-    time only the sync is repeated, so nothing is opened twice."""
-    original = bot.setup_hook
-    began = False
-
-    async def setup_hook() -> None:
-        nonlocal began
-        if began:
-            await bot.sync_commands()
-            return
-        began = True
-        await original()
-
-    bot.setup_hook = setup_hook  # type: ignore[method-assign]
-
-
-def announce_ready(bot: SequenceBot) -> None:
-    """Logged in as whom, in how many servers, the invite link (once), ready."""
-    invited = False
-
-    async def on_ready() -> None:
-        nonlocal invited
-        user = bot.user
-        if user is None:
-            return
-        servers = len(bot.guilds)
-        log.info("logged in as %s (id %d) in %d server%s", user, user.id, servers,
-                 "" if servers == 1 else "s")
-        if not invited:
-            invited = True
-            application_id = bot.application_id or user.id
-            log.info("invite it to a server: %s", invite_url(application_id))
-        log.info("ready")
-
-    bot.add_listener(on_ready, "on_ready")
-
-
 async def stay_connected(bot: SequenceBot, settings: Settings) -> None:
     """Log in (trying again while Discord cannot be reached), then hold the gateway.
 
     A token Discord refuses raises ``discord.LoginFailure`` at once: waiting will not fix it.
     """
     delays = Backoff(settings.reconnect_base_delay, settings.reconnect_max_delay)
-    set_up_once(bot)
     while True:
         try:
             await bot.login(settings.token)
@@ -411,7 +391,6 @@ async def run(settings: Settings, **options: Any) -> None:
     pace_reconnects(settings)
     options.setdefault("tree_cls", AnnouncedTree)
     bot = SequenceBot(settings, **options)
-    announce_ready(bot)
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -449,6 +428,9 @@ def main() -> int:
         asyncio.run(run(settings))
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN.")
+        return 1
+    except SchemaTooNew as exc:
+        log.error("%s", exc)  # never touched: upgrade the bot, or restore a backup
         return 1
     return 0
 

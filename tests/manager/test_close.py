@@ -21,7 +21,7 @@ async def test_close_waits_for_a_computer_move_being_saved(
     table = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
     await manager.add_computer(CHANNEL, ANN.user_id, "easy")
     saving, saved = asyncio.Event(), asyncio.Event()
-    record = store.record
+    record = store.games.record
 
     async def slow_record(*args: Any, **kwargs: Any) -> None:
         saving.set()
@@ -29,7 +29,7 @@ async def test_close_waits_for_a_computer_move_being_saved(
         await record(*args, **kwargs)
         saved.set()
 
-    monkeypatch.setattr(store, "record", slow_record)
+    monkeypatch.setattr(store.games, "record", slow_record)
     await manager.start_game(CHANNEL, ANN.user_id)
     view = manager.get(table.game_id)
     ann = None  # Ann's roll first, if she is first to move: then the computer's
