@@ -18,7 +18,7 @@ def _count(outcome: str) -> str:
     return f"SUM(CASE WHEN outcome = '{outcome}' THEN 1 ELSE 0 END)"
 
 
-WINS = _count("win")
+WINS, LOSSES, DRAWS = _count("win"), _count("loss"), _count("draw")
 # Written out, not through the output aliases: PostgreSQL allows an alias alone in ORDER BY
 # but not inside an expression.
 WIN_RATE = f"(1.0 * {WINS} / COUNT(*))"
@@ -101,7 +101,7 @@ class Standings:
             where.append("kind = ?")
             params.append(kind)  # type: ignore[arg-type]
         rows = await self._db.fetchall(
-            f"SELECT kind, COUNT(*), {WINS}, {_count('loss')}, {_count('draw')}"
+            f"SELECT kind, COUNT(*), {WINS}, {LOSSES}, {DRAWS}"
             " FROM results WHERE " + " AND ".join(where)
             + " GROUP BY kind ORDER BY kind", params)
         per_kind = {r[0]: KindStats(r[1], r[2], r[3], r[4]) for r in rows}
