@@ -2,7 +2,7 @@
 
 bot.py -> cogs -> (engine.manager, render) -> engine core. The engine core imports only
 the standard library; engine's async ring (``engine.manager`` and its subpackages: the
-manager, events, timers, the store) alone may add asyncio, sqlite3 and aiosqlite; render
+manager, events, timers, the store) alone may add asyncio, sqlite3, aiosqlite and asyncpg; render
 may add Pillow and the engine; only cogs/ and bot.py import discord. No import cycles
 among the shipped modules, counting imports inside functions and under TYPE_CHECKING:
 a cycle hidden behind a lazy import is still two modules that cannot be read apart.
@@ -68,7 +68,7 @@ def allowed(module: str, imported: str) -> bool:
             return in_ring or not in_async_ring(imported)
         if first in STDLIB:
             return in_ring or first not in ASYNC_ONLY_STDLIB
-        return in_ring and first == "aiosqlite"
+        return in_ring and first in {"aiosqlite", "asyncpg"}
     if module.startswith("render"):
         return first in STDLIB or first in {"PIL", "render"} or (
             first == "engine" and not in_async_ring(imported)
@@ -109,6 +109,8 @@ def test_the_rule_catches_a_core_module_importing_pil(tmp_path: Path) -> None:
     assert not allowed("engine.kids", "engine.manager")
     assert allowed("engine.manager", "asyncio")
     assert allowed("engine.manager.store", "aiosqlite")
+    assert allowed("engine.manager.store.postgres", "asyncpg")
+    assert not allowed("engine.kids", "asyncpg")
     assert not allowed("render.board", "discord")
     assert not allowed("render.board", "engine.manager.store")
     assert allowed("render.board", "PIL.ImageDraw")
@@ -117,7 +119,7 @@ def test_the_rule_catches_a_core_module_importing_pil(tmp_path: Path) -> None:
 
 # -- the async ring -------------------------------------------------------------------------
 
-ASYNC_MODULES = {"asyncio", "aiosqlite", "sqlite3"}
+ASYNC_MODULES = {"asyncio", "aiosqlite", "asyncpg", "sqlite3"}
 
 
 def test_only_the_manager_ring_of_the_engine_uses_asyncio_or_sqlite() -> None:

@@ -1,12 +1,13 @@
-"""Fixtures for the manager tests: a real SQLite file in tmp_path, a clock we move by
-hand, and computer players that pick seeded random legal moves (fast, and independent of
-how strong engine.ai becomes)."""
+"""Fixtures for the manager tests: a real database (each test runs twice: on a SQLite file
+in tmp_path and on a fresh PostgreSQL database of the session's throwaway server), a clock
+we move by hand, and computer players that pick seeded random legal moves (fast, and
+independent of how strong engine.ai becomes)."""
 
 from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,27 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+OpenStore = Callable[..., Awaitable[Store]]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which database the test runs on: every store and manager test runs on both."""
+    return str(request.param)
+
+
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(db_path)
+def open_store(backend: str, db_path: Path, request: pytest.FixtureRequest) -> OpenStore:
+    """Opens the test's one database (again, after a "restart"): ``await open_store()``."""
+    if backend == "sqlite":
+        return lambda **kw: Store.open(db_path, **kw)
+    url: str = request.getfixturevalue("postgres_url")
+    return lambda **kw: Store.connect(url, **kw)
+
+
+@pytest.fixture
+async def store(open_store: OpenStore) -> AsyncIterator[Store]:
+    s = await open_store()
     yield s
     await s.close()
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from engine import InvalidOptions, Refusal
@@ -14,7 +12,6 @@ from engine.manager import (
     LobbyChanged,
     ManagerError,
     ManualClock,
-    Store,
 )
 
 from .conftest import (
@@ -25,6 +22,7 @@ from .conftest import (
     DAN,
     EVE,
     GUILD,
+    OpenStore,
     Recorder,
     make_manager,
     two_player_game,
@@ -149,8 +147,8 @@ async def test_server_defaults_fill_missing_options(manager: GameManager) -> Non
     await refused("bad_setting", manager.set_guild_settings(GUILD, colour="pink"))
 
 
-async def test_a_lobby_survives_a_restart(db_path: object, clock: ManualClock) -> None:
-    store = await Store.open(db_path)  # type: ignore[arg-type]
+async def test_a_lobby_survives_a_restart(open_store: OpenStore, clock: ManualClock) -> None:
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     await m.create_lobby("dice", {"sequence_length": 5}, ANN, GUILD, CHANNEL)
@@ -159,7 +157,7 @@ async def test_a_lobby_survives_a_restart(db_path: object, clock: ManualClock) -
     await m.close()
     await store.close()
 
-    store = await Store.open(db_path)  # type: ignore[arg-type]
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     assert m.table_for_channel(CHANNEL) == before
@@ -169,9 +167,9 @@ async def test_a_lobby_survives_a_restart(db_path: object, clock: ManualClock) -
 
 
 async def test_a_game_moved_to_its_thread_is_found_there_and_frees_its_channel(
-        db_path: Path, clock: ManualClock) -> None:
+        open_store: OpenStore, clock: ManualClock) -> None:
     thread = CHANNEL + 1
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     gid = await two_player_game(m, "kids")
@@ -185,7 +183,7 @@ async def test_a_game_moved_to_its_thread_is_found_there_and_frees_its_channel(
     await m.close()
     await store.close()
 
-    store = await Store.open(db_path)  # and it stays moved across a restart
+    store = await open_store()  # and it stays moved across a restart
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     assert m.get(gid).channel_id == thread and m.table_for_channel(thread) is not None

@@ -6,18 +6,17 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sqlite3
-from pathlib import Path
 
 import pytest
 
-from engine.manager import GameOver, ManualClock, Store
+from engine.manager import GameOver, ManualClock
+from engine.manager.store.database import Tx
 
-from .conftest import ANN, CHANNEL, GUILD, Recorder, make_manager, two_player_game
+from .conftest import ANN, CHANNEL, GUILD, OpenStore, Recorder, make_manager, two_player_game
 
 
-async def test_a_game_in_play_comes_back_exactly(db_path: Path, clock: ManualClock) -> None:
-    store = await Store.open(db_path)
+async def test_a_game_in_play_comes_back_exactly(open_store: OpenStore, clock: ManualClock) -> None:
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     gid = await two_player_game(m, "kids")
@@ -32,7 +31,7 @@ async def test_a_game_in_play_comes_back_exactly(db_path: Path, clock: ManualClo
     await m.close()
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     # Board, hands, deck order, RNG, turn: to_dict covers all of it.
@@ -42,9 +41,9 @@ async def test_a_game_in_play_comes_back_exactly(db_path: Path, clock: ManualClo
 
 
 async def test_a_snapshot_that_disagrees_with_the_log_loses_loudly(
-    db_path: Path, clock: ManualClock, caplog: pytest.LogCaptureFixture
+    open_store: OpenStore, clock: ManualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     gid = await two_player_game(m, "dice")
@@ -57,12 +56,13 @@ async def test_a_snapshot_that_disagrees_with_the_log_loses_loudly(
     await m.close()
     await store.close()
 
-    with sqlite3.connect(db_path) as db:  # a snapshot corrupted behind our back
-        bad = dict(truth, chips=[1, 2])
-        db.execute("UPDATE games SET snapshot = ? WHERE id = ?", (json.dumps(bad), gid))
-    db.close()
+    store = await open_store()
+    bad = dict(truth, chips=[1, 2])
 
-    store = await Store.open(db_path)
+    async def corrupt(tx: Tx) -> None:  # a snapshot corrupted behind the manager's back
+        await tx.execute("UPDATE games SET snapshot = ? WHERE id = ?", (json.dumps(bad), gid))
+
+    await store.database.write(corrupt)
     m = make_manager(store, clock)
     with caplog.at_level(logging.ERROR):
         await m.start(run_timers=False, resume=False)
@@ -75,9 +75,9 @@ async def test_a_snapshot_that_disagrees_with_the_log_loses_loudly(
 
 
 async def test_a_computer_game_resumes_after_a_restart_and_finishes(
-    db_path: Path, clock: ManualClock
+    open_store: OpenStore, clock: ManualClock
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     await m.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
@@ -87,7 +87,7 @@ async def test_a_computer_game_resumes_after_a_restart_and_finishes(
     await m.close()  # stops them mid-game
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     rec = Recorder()
     m.add_listener(rec)

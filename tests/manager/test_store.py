@@ -1,5 +1,7 @@
 """The store: a durable, owner-only SQLite file; migrations that upgrade, never drop;
-transactions kept apart; stats from results."""
+transactions kept apart; stats from results. The tests that take ``store`` run on both
+backends; the ones on ``db_path`` are about the SQLite file itself (its mode, WAL, its
+PRAGMAs, its bytes) and have PostgreSQL twins in test_store_postgres.py."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from engine.manager.store import (
     GameLog,
     GuildSettings,
+    IntegrityError,
     Layout,
     ResultRecord,
     SchemaTooNew,
@@ -87,7 +90,7 @@ async def test_a_failed_transaction_takes_no_other_games_writes_with_it(
                                    return_exceptions=True)
     errors = [r for r in results if isinstance(r, BaseException)]
     # Either the bad write or game 0's own ply 0 lost the race for ply 0; nothing else.
-    assert len(errors) == 1 and isinstance(errors[0], sqlite3.IntegrityError)
+    assert len(errors) == 1 and isinstance(errors[0], IntegrityError)
     for gid in ids[1:]:
         assert [a for _, _, a, _ in await store.games.history(gid)] == [f"m{p}" for p in range(10)]
 

@@ -4,8 +4,6 @@ keeps every deadline."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from engine.manager import (
     GameManager,
     GameOver,
@@ -18,7 +16,7 @@ from engine.manager import (
     TurnTimedOut,
 )
 
-from .conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager, two_player_game
+from .conftest import ANN, BOB, CHANNEL, GUILD, OpenStore, Recorder, make_manager, two_player_game
 
 TIMER = 60.0
 
@@ -135,9 +133,9 @@ async def test_moving_yourself_clears_your_absences(
 
 
 async def test_a_restart_keeps_deadlines_reminders_and_absences(
-    db_path: Path, clock: ManualClock
+    open_store: OpenStore, clock: ManualClock
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     await m.set_guild_settings(GUILD, turn_timer=TIMER)
@@ -150,7 +148,7 @@ async def test_a_restart_keeps_deadlines_reminders_and_absences(
     await m.close()
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await open_store()
     m = make_manager(store, clock)
     after_recorder = Recorder()
     m.add_listener(after_recorder)

@@ -14,7 +14,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EXECUTE = {"execute", "executemany", "executescript", "execute_fetchall", "execute_insert",
-           "_fetchone", "_fetchall", "fetchone", "fetchall"}
+           "_fetchone", "_fetchall", "fetchone", "fetchall",
+           # asyncpg's own (the PostgreSQL backend)
+           "fetchrow", "fetchval", "fetch"}
+
+#: Functions that only renumber a statement's placeholders (engine/manager/store).
+RENUMBERING = {"numbered", "_sql"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,10 @@ class _Checker:
                 and len(node.args) == 1 and isinstance(node.args[0], ast.Name)):
             scope = self.function_of(at)
             return scope is not None and self.constant_list(node.args[0].id, scope)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in RENUMBERING and len(node.args) == 1):
+            # ``?`` rewritten to ``$1..`` for PostgreSQL: as safe as the statement itself
+            return self.safe(node.args[0], at)
         if isinstance(node, ast.Name):
             # a parameter of a wrapper that is itself an execute-like call (checked at its
             # callers), e.g. Store._fetchone(sql, params)

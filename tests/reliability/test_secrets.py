@@ -106,6 +106,14 @@ REVIEWED_SQL = {
         "Connection.pragma (diagnostics): name is checked to be letters and underscores",
     "await self._conn.executescript(":
         "migrations: SQL files of the repository, and an int schema number",
+    "await conn.execute(sql)":
+        "PostgreSQL migrations: the text of the repository's numbered SQL files",
+    'row = await store.database.fetchone(f"SELECT COUNT(*) FROM {table}")':
+        "sqlite_to_postgres: table names from its constant TABLES",
+    'data[table] = await source.database.fetchall(f"SELECT {names} FROM {table}")':
+        "sqlite_to_postgres: TABLES, and column names the target's information_schema gave",
+    "await tx.executemany(":
+        "sqlite_to_postgres: the same table and column names; the values are parameters",
 }
 
 

@@ -1,13 +1,16 @@
-"""The store: one SQLite database with three owners sharing one connection.
+"""The store: one database (a SQLite file, or PostgreSQL) with three owners sharing it.
 
 - ``store.games`` (``GameLog``): lobbies, games, seats, action logs, server settings:
   what the game manager owns and nobody else writes.
 - ``store.standings`` (``Standings``): the results of finished games, read only.
 - ``store.layout`` (``Layout``): the Discord layer's layout settings per server.
 
-``Store`` itself only opens (WAL, migrations, refusing a newer database), closes and
-reports on the database; each owner's methods live with the owner. All three share the
-connection's write lock and group commit, so a move is still one commit of its own.
+``Store`` itself only opens (migrations, refusing a newer database), closes and reports
+on the database; each owner's methods live with the owner, written once against
+``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
+default: one file, WAL, one connection whose write lock and group commit all three owners
+share) and ``postgres.PostgresDatabase`` (asyncpg, a pool; each write its own transaction).
+``open_store`` picks one from the settings: a ``DATABASE_URL`` wins over the SQLite path.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from typing import Any
 import aiosqlite
 
 from ..seats import Seat
-from .connection import (
-    DEFAULT_PATH,
+from .connection import DEFAULT_PATH, SQLiteDatabase
+from .database import (
     MIGRATIONS,
-    Connection,
+    POSTGRES_MIGRATIONS,
+    Database,
+    IntegrityError,
     SchemaTooNew,
     StoreError,
     migration_files,
@@ -34,10 +39,12 @@ from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, St
 
 
 class Store:
-    """The database. Open with ``await Store.open(path)``; always ``close()`` it
-    (aiosqlite's worker thread is not a daemon: an open store keeps the process alive)."""
+    """The database. Open with ``await Store.open(path)`` (SQLite) or
+    ``await Store.connect(url)`` (PostgreSQL), or let ``open_store`` choose; always
+    ``close()`` it (aiosqlite's worker thread is not a daemon: an open store keeps the
+    process alive)."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
         self.games = GameLog(db)
         self.standings = Standings(db)
@@ -57,12 +64,44 @@ class Store:
         Raises ``SchemaTooNew`` (a ``StoreError``), touching nothing, when the database
         was written by a newer version of the bot. ``upto`` stops after that migration
         (tests only, to write an old database)."""
-        return cls(await Connection.open(path, busy_timeout_ms=busy_timeout_ms, upto=upto,
-                                         group_commit=group_commit))
+        return cls(await SQLiteDatabase.open(path, busy_timeout_ms=busy_timeout_ms, upto=upto,
+                                             group_commit=group_commit))
+
+    @classmethod
+    async def connect(
+        cls, url: str, *, upto: int | None = None, min_size: int = 1, max_size: int = 10,
+    ) -> Store:
+        """Connect to the PostgreSQL database at ``url``
+        (``postgresql://user[:password]@host:port/dbname``) and migrate it, holding an
+        advisory lock so two processes starting at once migrate it once. Raises
+        ``SchemaTooNew`` (touching nothing) for a newer bot's database. ``upto``: tests
+        only. The pool holds ``min_size`` to ``max_size`` connections."""
+        # Imported here so a SQLite-only bot never loads asyncpg.
+        from .postgres import PostgresDatabase
+
+        return cls(await PostgresDatabase.connect(url, upto=upto, min_size=min_size,
+                                                  max_size=max_size))
+
+    @property
+    def backend(self) -> str:
+        """"sqlite" or "postgres"."""
+        return self._db.backend
+
+    @property
+    def database(self) -> Database:
+        """The backend itself (``execute``/``fetchall``/``write``/``read``): for tools
+        that copy or inspect whole tables, and tests."""
+        return self._db
 
     @property
     def path(self) -> Path:
-        return self._db.path
+        """The SQLite file (a PostgreSQL store has none)."""
+        return self._sqlite("path").path
+
+    def _sqlite(self, what: str) -> SQLiteDatabase:
+        if not isinstance(self._db, SQLiteDatabase):
+            raise StoreError(f"{what} is a SQLite matter; this store is on {self.backend}")
+        return self._db
 
     @property
     def schema_version(self) -> int:
@@ -71,11 +110,13 @@ class Store:
 
     async def pragma(self, name: str) -> Any:
         """The value of a PRAGMA (for tests and diagnostics)."""
-        return await self._db.pragma(name)
+        return await self._sqlite("a PRAGMA").pragma(name)
 
     def transaction(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
-        """One serialised write transaction: commit on success, roll back on error."""
-        return self._db.transaction()
+        """SQLite only: one serialised write transaction, statement by statement (the
+        benchmark's comparison with the one-hop writes). Commit on success, roll back on
+        error."""
+        return self._sqlite("a raw transaction").transaction()
 
     async def close(self) -> None:
         await self._db.close()
@@ -87,12 +128,23 @@ class Store:
         await self.close()
 
 
+async def open_store(database_url: str | None, database_path: str | os.PathLike[str]) -> Store:
+    """The bot's store from its settings: PostgreSQL at ``database_url`` when it is set (and
+    then no SQLite file is created), else the SQLite file at ``database_path``."""
+    if database_url:
+        return await Store.connect(database_url)
+    return await Store.open(database_path)
+
+
 __all__ = [
     "DEFAULT_PATH",
     "MIGRATIONS",
+    "POSTGRES_MIGRATIONS",
+    "Database",
     "GameLog",
     "GameRecord",
     "GuildSettings",
+    "IntegrityError",
     "KindStats",
     "Layout",
     "LeaderRow",
@@ -107,4 +159,5 @@ __all__ = [
     "StoreError",
     "TableManners",
     "migration_files",
+    "open_store",
 ]

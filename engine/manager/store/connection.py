@@ -1,4 +1,6 @@
-"""The one SQLite connection every part of the store shares, and how it is written.
+"""The SQLite backend: the one connection every part of the store shares, and how it is
+written. (The PostgreSQL backend is ``postgres.py``; both implement
+``database.Database``.)
 
 One SQLite file, one long-lived connection. Why the lock: aiosqlite runs every statement
 on one worker thread, so two coroutines sharing the connection without a lock interleave
@@ -15,18 +17,18 @@ by an older version is upgraded in place, never dropped; one written by a newer 
 is refused before anything is written to it.
 
 The owners of the tables (``GameLog``, ``Standings``, ``Layout``) each hold this
-``Connection``: they share its lock and its group commit.
+``SQLiteDatabase``: they share its lock and its group commit. Their writes are
+``async def work(tx)`` functions (see ``database.py``); here ``tx`` is ``SQLiteTx``, whose
+methods never suspend, so a whole write still runs in aiosqlite's thread in one hop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,54 +36,74 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from .database import (
+    IntegrityError,
+    Row,
+    SchemaTooNew,
+    Tx,
+    migration_files,
+    run_without_suspending,
+)
+
 log = logging.getLogger(__name__)
 
-MIGRATIONS = Path(__file__).with_name("migrations")
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 DEFAULT_PATH = Path("data") / "sequence.sqlite3"
 T = TypeVar("T")
 
 
-class StoreError(RuntimeError):
-    """The database cannot be used as it is (the bot should stop and say why)."""
+class SQLiteTx:
+    """``database.Tx`` over a ``sqlite3.Connection``, in aiosqlite's thread: every method
+    finishes before it returns (nothing here suspends)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        try:
+            self._db.execute(sql, params).close()
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityError(str(exc)) from exc
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            self._db.executemany(sql, rows).close()
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityError(str(exc)) from exc
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        try:
+            cur = self._db.execute(sql, params)
+        except sqlite3.IntegrityError as exc:
+            raise IntegrityError(str(exc)) from exc
+        try:
+            row: Row | None = cur.fetchone()
+        except sqlite3.IntegrityError as exc:  # INSERT ... RETURNING fails on its first step
+            raise IntegrityError(str(exc)) from exc
+        finally:
+            cur.close()
+        return row
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        rows: list[Row] = self._db.execute(sql, params).fetchall()
+        return rows
 
 
-class SchemaTooNew(StoreError):
-    """The database was written by a newer version of the bot than this one."""
+def _in_thread(work: Callable[[Tx], Coroutine[Any, Any, T]]) -> Callable[[sqlite3.Connection], T]:
+    """A store write or read as the plain function aiosqlite's thread runs."""
 
-    def __init__(self, path: Path, found: int, known: int) -> None:
-        super().__init__(
-            f"the database at {path} is at schema version {found} but this code knows only "
-            f"up to {known}: upgrade the bot, or restore a backup")
-        self.path = path
-        self.found = found
-        self.known = known
+    def run(db: sqlite3.Connection) -> T:
+        return run_without_suspending(work(SQLiteTx(db)))
+
+    return run
 
 
-def migration_files(folder: Path = MIGRATIONS) -> list[tuple[int, Path]]:
-    """The numbered migrations, in order; a gap or a duplicate number is a bug."""
-    found: list[tuple[int, Path]] = []
-    for path in folder.iterdir():
-        m = _MIGRATION_NAME.match(path.name)
-        if m:
-            found.append((int(m.group(1)), path))
-    found.sort()
-    numbers = [n for n, _ in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..n without gaps: {numbers}")
-    return found
-
-
-def dumps(value: Any) -> str:
-    """JSON as the store writes it: compact and in a stable key order."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
-
-
-class Connection:
+class SQLiteDatabase:
     """The shared connection: opening and migrating, the write lock, group commit, reads.
 
-    Open with ``await Connection.open(path)``; always ``close()`` it (aiosqlite's worker
+    Open with ``await SQLiteDatabase.open(path)``; always ``close()`` it (aiosqlite's worker
     thread is not a daemon: an open connection keeps the process alive)."""
+
+    backend = "sqlite"
 
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self._conn = conn
@@ -91,6 +113,9 @@ class Connection:
         self.group_commit = True
         self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
+
+    def __str__(self) -> str:
+        return str(self.path)
 
     # -- opening and closing ----------------------------------------------------------
 
@@ -102,7 +127,7 @@ class Connection:
         busy_timeout_ms: int = 1000,
         upto: int | None = None,
         group_commit: bool = True,
-    ) -> Connection:
+    ) -> SQLiteDatabase:
         """Open (creating if needed, mode 0600) and migrate the database at ``path``.
 
         ``upto`` stops after that migration: only tests use it, to write an old database.
@@ -171,29 +196,28 @@ class Connection:
         async with self._conn.execute(sql, params) as cur:
             return await cur.fetchone()
 
-    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """One row of a read, under the lock (never inside someone else's transaction)."""
         async with self._lock:
-            return await self._fetchone(sql, params)
+            row: Row | None = await self._fetchone(sql, params)
+            return row
 
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of a read, under the lock."""
         async with self._lock:
             return list(await self._conn.execute_fetchall(sql, params))
 
-    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` (reads only) in the connection's thread, in one hop."""
-
-        def run() -> T:
-            return work(self._conn._conn)
-
+        run = _in_thread(work)
         async with self._lock:
-            result: T = await self._conn._execute(run)  # type: ignore[no-untyped-call]
+            result: T = await self._conn._execute(  # type: ignore[no-untyped-call]
+                run, self._conn._conn)
             return result
 
     # -- writing -----------------------------------------------------------------------
 
-    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` atomically and durably; return when it is committed.
 
         Why not ``await db.execute(...)`` statement by statement: each await is a hop to
@@ -207,14 +231,15 @@ class Connection:
         is rolled back to its savepoint without touching the others. Nobody hears of a
         write before the COMMIT that contains it returned.
         """
+        run = _in_thread(work)
         if not self.group_commit:
             async with self._lock:
                 outcome = await self._conn._execute(  # type: ignore[no-untyped-call]
-                    _run_batch, self._conn._conn, [work])
+                    _run_batch, self._conn._conn, [run])
             single: T = _unwrap(outcome[0])
             return single
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending.append((work, future))
+        self._pending.append((run, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush_writes())
         result: T = await future
@@ -253,6 +278,9 @@ class Connection:
                 await self._conn.execute("ROLLBACK")
                 raise
             await self._conn.execute("COMMIT")
+
+
+Connection = SQLiteDatabase  # the name the owners knew it by before there were two backends
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..seats import Seat
-from .connection import Connection, dumps
+from .database import Database, IntegrityError, Row, Tx, dumps
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +72,7 @@ class GuildSettings:
 class GameLog:
     """Games, seats, action logs and server settings, on the shared connection."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     # -- lobbies -----------------------------------------------------------------------
@@ -93,32 +92,32 @@ class GameLog:
     ) -> int | None:
         """A new lobby; ``None`` if the channel already has a lobby or game in play."""
 
-        def work(db: sqlite3.Connection) -> int:
-            cur = db.execute(
+        async def work(db: Tx) -> int:
+            row = await db.fetchone(
                 "INSERT INTO games (kind, options, status, guild_id, channel_id, host_id,"
                 " lobby_deadline, on_leave, created_at, updated_at)"
-                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (kind, dumps(options), guild_id, channel_id, host_id, lobby_deadline,
                  on_leave, now, now),
             )
-            game_id = cur.lastrowid
-            assert game_id is not None
-            _write_seats(db, game_id, seats)
-            return int(game_id)
+            assert row is not None
+            game_id = int(row[0])
+            await _write_seats(db, game_id, seats)
+            return game_id
 
         try:
             return await self._db.write(work)
-        except sqlite3.IntegrityError:
+        except IntegrityError:
             return None
 
     async def save_lobby(
         self, game_id: int, seats: Sequence[Seat], *, lobby_deadline: float | None,
         now: float,
     ) -> None:
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-            _write_seats(db, game_id, seats)
-            db.execute("UPDATE games SET lobby_deadline = ?, updated_at = ? WHERE id = ?",
+        async def work(db: Tx) -> None:
+            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            await _write_seats(db, game_id, seats)
+            await db.execute("UPDATE games SET lobby_deadline = ?, updated_at = ? WHERE id = ?",
                        (lobby_deadline, now, game_id))
 
         await self._db.write(work)
@@ -128,8 +127,8 @@ class GameLog:
     ) -> None:
         """Close a lobby or stop a game without a result (cancelled)."""
 
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
+        async def work(db: Tx) -> None:
+            await db.execute(
                 "UPDATE games SET status = ?, end_reason = ?, lobby_deadline = NULL,"
                 " turn_deadline = NULL, updated_at = ? WHERE id = ?",
                 (status, end_reason, now, game_id),
@@ -140,8 +139,8 @@ class GameLog:
     async def move_game(self, game_id: int, channel_id: int, *, now: float) -> None:
         """A game goes on in another channel (a thread of its own), for good."""
 
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("UPDATE games SET channel_id = ?, updated_at = ? WHERE id = ?",
+        async def work(db: Tx) -> None:
+            await db.execute("UPDATE games SET channel_id = ?, updated_at = ? WHERE id = ?",
                        (channel_id, now, game_id))
 
         await self._db.write(work)
@@ -159,14 +158,14 @@ class GameLog:
         turn_deadline: float | None,
         now: float,
     ) -> None:
-        def work(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-            _write_seats(db, game_id, seats)
-            db.execute(
+        async def work(db: Tx) -> None:
+            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            await _write_seats(db, game_id, seats)
+            await db.execute(
                 "UPDATE games SET status = 'playing', seed = ?, options = ?, snapshot = ?,"
-                " lobby_deadline = NULL, turn_deadline = ?, turn_reminded = 0,"
+                " lobby_deadline = NULL, turn_deadline = ?, turn_reminded = ?,"
                 " updated_at = ? WHERE id = ?",
-                (seed, dumps(options), dumps(snapshot), turn_deadline, now, game_id),
+                (seed, dumps(options), dumps(snapshot), turn_deadline, False, now, game_id),
             )
 
         await self._db.write(work)
@@ -188,33 +187,35 @@ class GameLog:
         in one transaction. With ``results`` the game is finished in the same commit."""
         status = "finished" if results is not None else "playing"
         snapshot_json = dumps(snapshot)
-        seat_rows = [(s.user_id, s.level, s.name, int(s.left), int(s.resigned), s.absences,
+        seat_rows = [(s.user_id, s.level, s.name, s.left, s.resigned, s.absences,
                       game_id, s.index) for s in seats or ()]
 
-        def work(db: sqlite3.Connection) -> None:
-            db.executemany(
+        async def work(db: Tx) -> None:
+            await db.executemany(
                 "INSERT INTO actions (game_id, ply, seat, action, at) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, ply, seat, action, now) for ply, seat, action in entries],
             )
-            db.execute(
+            await db.execute(
                 "UPDATE games SET snapshot = ?, status = ?, turn_deadline = ?,"
                 " turn_reminded = ?, end_reason = ?, updated_at = ? WHERE id = ?",
-                (snapshot_json, status, turn_deadline, int(turn_reminded), end_reason,
+                (snapshot_json, status, turn_deadline, turn_reminded, end_reason,
                  now, game_id),
             )
             if seat_rows:
-                db.executemany(
+                await db.executemany(
                     "UPDATE seats SET user_id = ?, level = ?, name = ?, left_game = ?,"
                     " resigned = ?, absences = ? WHERE game_id = ? AND seat = ?", seat_rows)
             if results is not None:
-                kind, guild_id = db.execute(
-                    "SELECT kind, guild_id FROM games WHERE id = ?", (game_id,)).fetchone()
-                db.executemany(
+                row = await db.fetchone(
+                    "SELECT kind, guild_id FROM games WHERE id = ?", (game_id,))
+                assert row is not None
+                kind, guild_id = row[0], row[1]
+                await db.executemany(
                     "INSERT INTO results (game_id, seat, user_id, level, name, kind,"
                     " guild_id, side, outcome, resigned, finished_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(game_id, r.seat, r.user_id, r.level, r.name, kind, guild_id, r.side,
-                      r.outcome, int(r.resigned), now) for r in results],
+                      r.outcome, r.resigned, now) for r in results],
                 )
 
         await self._db.write(work)
@@ -230,13 +231,13 @@ class GameLog:
     ) -> None:
         """Store the turn timer's state (a reminder sent, an absence counted)."""
 
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
+        async def work(db: Tx) -> None:
+            await db.execute(
                 "UPDATE games SET turn_deadline = ?, turn_reminded = ?, updated_at = ?"
                 " WHERE id = ?",
-                (turn_deadline, int(turn_reminded), now, game_id),
+                (turn_deadline, turn_reminded, now, game_id),
             )
-            db.executemany(
+            await db.executemany(
                 "UPDATE seats SET absences = ? WHERE game_id = ? AND seat = ?",
                 [(s.absences, game_id, s.index) for s in seats],
             )
@@ -254,22 +255,22 @@ class GameLog:
     async def load_active(self) -> list[GameRecord]:
         """Every lobby and every game in play, with seats and action logs."""
 
-        def work(db: sqlite3.Connection) -> list[GameRecord]:
-            rows = db.execute(
+        async def work(db: Tx) -> list[GameRecord]:
+            rows = await db.fetchall(
                 f"SELECT {self._GAME_COLUMNS} FROM games"
-                " WHERE status IN ('lobby', 'playing') ORDER BY id").fetchall()
-            return [_complete(db, row) for row in rows]
+                " WHERE status IN ('lobby', 'playing') ORDER BY id")
+            return [await _complete(db, row) for row in rows]
 
         return await self._db.read(work)
 
     async def load_game(self, game_id: int) -> GameRecord | None:
-        if not 0 < game_id < 2**63:  # SQLite's integers; ids come from (forgeable) buttons
+        if not 0 < game_id < 2**63:  # 64-bit ids in both backends; from (forgeable) buttons
             return None
 
-        def work(db: sqlite3.Connection) -> GameRecord | None:
-            row = db.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?",
-                             (game_id,)).fetchone()
-            return _complete(db, row) if row else None
+        async def work(db: Tx) -> GameRecord | None:
+            row = await db.fetchone(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?",
+                                    (game_id,))
+            return await _complete(db, row) if row else None
 
         return await self._db.read(work)
 
@@ -286,7 +287,7 @@ class GameLog:
                              defaults=json.loads(row[4]))
 
     async def save_guild_settings(self, s: GuildSettings, *, now: float | None = None) -> None:
-        async with self._db.transaction() as db:
+        async def work(db: Tx) -> None:
             await db.execute(
                 "INSERT INTO guild_settings (guild_id, locale, turn_timer, timeout_action,"
                 " absences_to_free, defaults, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -297,6 +298,8 @@ class GameLog:
                 (s.guild_id, s.locale, s.turn_timer, s.timeout_action, s.absences_to_free,
                  dumps(s.defaults), time.time() if now is None else now),
             )
+
+        await self._db.write(work)
 
     async def guild_locales(self) -> dict[int, str]:
         """The language of every server that has saved its settings (the Discord layer
@@ -312,17 +315,16 @@ class GameLog:
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
 
-
-def _write_seats(db: sqlite3.Connection, game_id: int, seats: Iterable[Seat]) -> None:
-    db.executemany(
+async def _write_seats(db: Tx, game_id: int, seats: Iterable[Seat]) -> None:
+    await db.executemany(
         "INSERT INTO seats (game_id, seat, user_id, level, name, left_game, resigned,"
         " absences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(game_id, s.index, s.user_id, s.level, s.name, int(s.left), int(s.resigned),
+        [(game_id, s.index, s.user_id, s.level, s.name, s.left, s.resigned,
           s.absences) for s in seats],
     )
 
 
-def _complete(db: sqlite3.Connection, row: Sequence[Any]) -> GameRecord:
+async def _complete(db: Tx, row: Row) -> GameRecord:
     """A games row with its seats and its action log (cut at the first hole, loudly)."""
     rec = GameRecord(
         id=row[0], kind=row[1], options=json.loads(row[2]), seed=row[3], status=row[4],
@@ -331,17 +333,17 @@ def _complete(db: sqlite3.Connection, row: Sequence[Any]) -> GameRecord:
         turn_deadline=row[10], turn_reminded=bool(row[11]), on_leave=row[12],
         end_reason=row[13], created_at=row[14], updated_at=row[15],
     )
-    seats = db.execute(
+    seats = await db.fetchall(
         "SELECT seat, user_id, level, name, left_game, resigned, absences FROM seats"
-        " WHERE game_id = ? ORDER BY seat", (rec.id,)).fetchall()
+        " WHERE game_id = ? ORDER BY seat", (rec.id,))
     rec.seats = [Seat(index=s[0], user_id=s[1], level=s[2], name=s[3],
-                            left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
+                     left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
                  for s in seats]
-    actions = db.execute(
-        "SELECT ply, action FROM actions WHERE game_id = ? ORDER BY ply", (rec.id,)).fetchall()
-    for expected, (ply, action) in enumerate(actions):
-        if ply != expected:
+    actions = await db.fetchall(
+        "SELECT ply, action FROM actions WHERE game_id = ? ORDER BY ply", (rec.id,))
+    for expected, row in enumerate(actions):
+        if row[0] != expected:
             log.error("game %d: action log has a hole at ply %d", rec.id, expected)
             break
-        rec.actions.append(action)
+        rec.actions.append(row[1])
     return rec

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .connection import Connection
+from .database import Database, Tx
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class TableManners:
 class Layout:
     """Per-server layout settings (own thread, tidy boards), on the shared connection."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     async def table_manners(self, guild_id: int) -> TableManners:
@@ -38,22 +38,23 @@ class Layout:
     async def tidy_guilds(self) -> set[int]:
         """The servers that keep only the latest board message of a game."""
         rows = await self._db.fetchall(
-            "SELECT guild_id FROM guild_table_manners WHERE tidy_boards = 1")
+            "SELECT guild_id FROM guild_table_manners WHERE tidy_boards")
         return {r[0] for r in rows}
 
     async def thread_guilds(self) -> set[int]:
         """The servers whose games each run in a thread of their own."""
         rows = await self._db.fetchall(
-            "SELECT guild_id FROM guild_table_manners WHERE own_thread = 1")
+            "SELECT guild_id FROM guild_table_manners WHERE own_thread")
         return {r[0] for r in rows}
 
     async def save_table_manners(self, m: TableManners, *, now: float | None = None) -> None:
-        async with self._db.transaction() as db:
+        async def work(db: Tx) -> None:
             await db.execute(
                 "INSERT INTO guild_table_manners (guild_id, own_thread, tidy_boards, updated_at)"
                 " VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET"
                 " own_thread = excluded.own_thread, tidy_boards = excluded.tidy_boards,"
                 " updated_at = excluded.updated_at",
-                (m.guild_id, int(m.own_thread), int(m.tidy_boards),
-                 time.time() if now is None else now),
+                (m.guild_id, m.own_thread, m.tidy_boards, time.time() if now is None else now),
             )
+
+        await self._db.write(work)

@@ -9,7 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .connection import Connection
+from .database import Database
+
+
+def _count(outcome: str) -> str:
+    """How many rows of a group have this outcome, in SQL both backends read (PostgreSQL
+    cannot SUM a boolean)."""
+    return f"SUM(CASE WHEN outcome = '{outcome}' THEN 1 ELSE 0 END)"
+
+
+WINS, LOSSES, DRAWS = _count("win"), _count("loss"), _count("draw")
+# Written out, not through the output aliases: PostgreSQL allows an alias alone in ORDER BY
+# but not inside an expression.
+WIN_RATE = f"(1.0 * {WINS} / COUNT(*))"
 
 
 class _Record:
@@ -74,7 +86,7 @@ class LevelRow(_Record):
 class Standings:
     """Reading the results of finished games, on the shared connection."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     async def stats(
@@ -89,8 +101,8 @@ class Standings:
             where.append("kind = ?")
             params.append(kind)  # type: ignore[arg-type]
         rows = await self._db.fetchall(
-            "SELECT kind, COUNT(*), SUM(outcome = 'win'), SUM(outcome = 'loss'),"
-            " SUM(outcome = 'draw') FROM results WHERE " + " AND ".join(where)
+            f"SELECT kind, COUNT(*), {WINS}, {LOSSES}, {DRAWS}"
+            " FROM results WHERE " + " AND ".join(where)
             + " GROUP BY kind ORDER BY kind", params)
         per_kind = {r[0]: KindStats(r[1], r[2], r[3], r[4]) for r in rows}
         return Stats(
@@ -116,9 +128,9 @@ class Standings:
             params.append(kind)
         params.append(max(1, min(int(limit), 100)))
         rows = await self._db.fetchall(
-            "SELECT user_id, MAX(name), COUNT(*) AS games, SUM(outcome = 'win') AS wins"
+            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins"
             " FROM results WHERE " + " AND ".join(where)
-            + " GROUP BY user_id ORDER BY wins DESC, CAST(wins AS REAL) / games DESC,"
+            + f" GROUP BY user_id ORDER BY wins DESC, {WIN_RATE} DESC,"
             " games DESC, user_id LIMIT ?", params)
         return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
 
@@ -156,10 +168,10 @@ class Standings:
             params.append(kind)
         params += [max(1, int(min_games)), max(1, min(int(limit), 100))]
         rows = await self._db.fetchall(
-            "SELECT user_id, MAX(name), COUNT(*) AS games, SUM(outcome = 'win') AS wins"
+            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins"
             " FROM results WHERE " + " AND ".join(where)
-            + " GROUP BY user_id HAVING games >= ?"
-            " ORDER BY CAST(wins AS REAL) / games DESC, wins DESC, games DESC, user_id"
+            + " GROUP BY user_id HAVING COUNT(*) >= ?"
+            f" ORDER BY {WIN_RATE} DESC, wins DESC, games DESC, user_id"
             " LIMIT ?", params)
         return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
 
@@ -176,7 +188,7 @@ class Standings:
             where.append("kind = ?")
             params.append(kind)
         rows = await self._db.fetchall(
-            "SELECT level, COUNT(*), SUM(outcome = 'win') FROM results WHERE "
+            f"SELECT level, COUNT(*), {WINS} FROM results WHERE "
             + " AND ".join(where) + " GROUP BY level", params)
         order = {"easy": 0, "medium": 1, "hard": 2}
         return sorted((LevelRow(r[0], r[1], r[2]) for r in rows),

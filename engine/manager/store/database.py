@@ -1,0 +1,161 @@
+"""The seam between the store's owners and the database behind them.
+
+``GameLog``, ``Standings`` and ``Layout`` are written once, against the small ``Database``
+protocol here; ``connection.SQLiteDatabase`` (one file, aiosqlite, the default) and
+``postgres.PostgresDatabase`` (asyncpg, a pool) implement it. What differs between the
+two SQL dialects is settled in one place each, not per query:
+
+- placeholders: the owners write ``?``; the PostgreSQL side rewrites them to ``$1, $2...``
+  once per statement text (``numbered``), cached;
+- a new row's id: ``INSERT ... RETURNING id`` read with ``fetchone`` (SQLite has it since
+  3.35), so there is no ``lastrowid``;
+- upserts: ``INSERT ... ON CONFLICT (key) DO UPDATE SET c = excluded.c`` is the same text
+  in both;
+- booleans: the owners pass Python ``bool`` and test a flag as ``WHERE flag`` (SQLite
+  stores 1/0 in an INTEGER, PostgreSQL has BOOLEAN); they read flags through ``bool()``;
+- counting: ``SUM(CASE WHEN ... THEN 1 ELSE 0 END)``, never ``SUM(a = b)``, and no output
+  alias inside an expression or in HAVING (PostgreSQL allows neither);
+- JSON stays text (``dumps``): the store never queries inside it and a snapshot must read
+  back exactly as written (the copy tool compares them byte for byte);
+- column types (REAL vs DOUBLE PRECISION, INTEGER vs BIGINT, AUTOINCREMENT vs an identity
+  column) live only in each backend's numbered migrations;
+- a broken unique key is ``IntegrityError`` here, whichever driver raised it.
+
+A write is an ``async def work(tx: Tx)`` that only awaits ``tx``'s methods. On PostgreSQL
+it runs as one transaction on a pooled connection with real awaits. On SQLite the same
+coroutine is driven to its end inside aiosqlite's thread without ever suspending (every
+``tx`` method there returns at once), so a move stays one hop to that thread and keeps
+its place in the group commit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+POSTGRES_MIGRATIONS = MIGRATIONS / "postgres"
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as it is (the bot should stop and say why)."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer version of the bot than this one."""
+
+    def __init__(self, path: Path | str, found: int, known: int) -> None:
+        super().__init__(
+            f"the database at {path} is at schema version {found} but this code knows only "
+            f"up to {known}: upgrade the bot, or restore a backup")
+        self.path = path
+        self.found = found
+        self.known = known
+
+
+class IntegrityError(Exception):
+    """A write broke a constraint (a second lobby in a channel, a ply written twice).
+
+    The driver's own error (``sqlite3.IntegrityError``, asyncpg's
+    ``IntegrityConstraintViolationError``) is its ``__cause__``."""
+
+
+def migration_files(folder: Path = MIGRATIONS) -> list[tuple[int, Path]]:
+    """The numbered migrations, in order; a gap or a duplicate number is a bug."""
+    found: list[tuple[int, Path]] = []
+    for path in folder.iterdir():
+        m = _MIGRATION_NAME.match(path.name)
+        if m:
+            found.append((int(m.group(1)), path))
+    found.sort()
+    numbers = [n for n, _ in found]
+    if numbers != list(range(1, len(found) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n without gaps: {numbers}")
+    return found
+
+
+def dumps(value: Any) -> str:
+    """JSON as the store writes it: compact and in a stable key order."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Row(Protocol):
+    """A result row: ``sqlite3``'s tuple or asyncpg's ``Record``, read by position."""
+
+    def __getitem__(self, index: int) -> Any: ...
+
+    def __len__(self) -> int: ...
+
+
+class Tx(Protocol):
+    """The statements of one transaction (or one consistent read). SQL uses ``?``."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+
+class Database(Protocol):
+    """What the store's owners need from a backend."""
+
+    #: "sqlite" or "postgres"
+    backend: str
+    #: the number of the last migration applied
+    schema_version: int
+
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """Run ``work`` as one atomic, durable transaction; return once it is committed."""
+        ...
+
+    async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """Run ``work`` (reads only) against one consistent view of the database."""
+        ...
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def close(self) -> None: ...
+
+
+def run_without_suspending(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never really awaits (a write over SQLite's ``Tx``) to its end.
+
+    A write that awaited anything else (a sleep, the network) would suspend here, in
+    aiosqlite's thread, with the transaction open: that is a bug in the write, refused
+    loudly rather than left to deadlock."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        result: T = done.value
+        return result
+    coro.close()
+    raise RuntimeError("a store write awaited something other than its transaction")
+
+
+_PLACEHOLDER = re.compile(r"'[^']*'|\?")
+
+
+def numbered(sql: str) -> str:
+    """``?`` placeholders as PostgreSQL's ``$1, $2, ...`` (a ``?`` in a quoted literal
+    stays)."""
+    counter = 0
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal counter
+        if m.group(0) != "?":
+            return m.group(0)
+        counter += 1
+        return f"${counter}"
+
+    return _PLACEHOLDER.sub(swap, sql)

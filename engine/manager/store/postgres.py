@@ -1,0 +1,187 @@
+"""The PostgreSQL backend: an asyncpg pool behind the same ``database.Database`` protocol.
+
+Chosen by ``DATABASE_URL=postgresql://user@host:port/dbname`` (``open_store``). What SQLite
+needs and PostgreSQL does not: the write lock and the group commit. PostgreSQL takes
+concurrent transactions itself, so each write is simply one transaction on a pooled
+connection; the manager's order (commit, then announce) holds because ``write`` returns
+only after COMMIT. Writes of one game never race each other: the manager holds that
+game's lock around them.
+
+Migrations are the numbered files in ``migrations/postgres/`` (the same numbers as the
+SQLite ones, with the same tables and columns in PostgreSQL's types). The number of the
+last one applied is the one row of ``schema_version``. Two processes starting at once
+both take ``pg_advisory_lock`` before reading it, so one migrates and the other then
+finds the work done. A database newer than the code is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from .database import (
+    POSTGRES_MIGRATIONS,
+    IntegrityError,
+    Row,
+    SchemaTooNew,
+    Tx,
+    migration_files,
+    numbered,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: The advisory lock every process takes around migrating (any fixed 64-bit number; this
+#: one spells "sequence" in ASCII-ish hex, so it is unlikely to clash with another app's).
+MIGRATION_LOCK = 0x5E9_0E1CE
+
+
+@functools.lru_cache(maxsize=512)
+def _sql(text: str) -> str:
+    return numbered(text)
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=f"{user}{host}"))
+
+
+class PostgresTx:
+    """``database.Tx`` over one asyncpg connection inside its transaction."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        try:
+            await self._conn.execute(_sql(sql), *params)
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise IntegrityError(str(exc)) from exc
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if not rows:
+            return
+        try:
+            await self._conn.executemany(_sql(sql), rows)
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise IntegrityError(str(exc)) from exc
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        try:
+            row: Row | None = await self._conn.fetchrow(_sql(sql), *params)
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise IntegrityError(str(exc)) from exc
+        return row
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        rows: list[Row] = await self._conn.fetch(_sql(sql), *params)
+        return rows
+
+
+class PostgresDatabase:
+    """A pool of connections to one PostgreSQL database. Open with
+    ``await PostgresDatabase.connect(url)``; always ``close()`` it."""
+
+    backend = "postgres"
+
+    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+        self._pool = pool
+        self.url = url
+        self.schema_version = 0
+
+    def __str__(self) -> str:
+        return redacted(self.url)
+
+    @classmethod
+    async def connect(
+        cls, url: str, *, upto: int | None = None, min_size: int = 1, max_size: int = 10,
+    ) -> PostgresDatabase:
+        """Connect to ``url`` and migrate the database (``upto``: tests only, to write an
+        old one). Raises ``SchemaTooNew`` (before writing anything) for a newer bot's."""
+        pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+        db = cls(pool, url)
+        try:
+            await db._migrate(upto)
+        except BaseException:
+            await pool.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def _migrate(self, upto: int | None) -> None:
+        known = migration_files(POSTGRES_MIGRATIONS)
+        async with self._pool.acquire() as conn:
+            # Session-level: held across the per-migration transactions below, and let go
+            # even if one fails (the finally), or by the server if this process dies.
+            await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+            try:
+                version = await _stored_version(conn)
+                if version > len(known):
+                    raise SchemaTooNew(redacted(self.url), version, len(known))
+                for number, path in known:
+                    if number <= version or (upto is not None and number > upto):
+                        continue
+                    log.info("migrating %s to schema %d (%s)", redacted(self.url), number,
+                             path.name)
+                    sql = path.read_text(encoding="utf-8")
+                    async with conn.transaction():  # a migration applies whole or not at all
+                        await conn.execute(
+                            "CREATE TABLE IF NOT EXISTS schema_version ("
+                            " only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),"
+                            " version INTEGER NOT NULL)")
+                        await conn.execute(sql)
+                        await conn.execute(
+                            "INSERT INTO schema_version (only_row, version) VALUES (TRUE, $1)"
+                            " ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
+                            number)
+                    version = number
+                self.schema_version = version
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+
+    # -- reading -----------------------------------------------------------------------
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = await self._pool.fetchrow(_sql(sql), *params)
+        return row
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        rows: list[Row] = await self._pool.fetch(_sql(sql), *params)
+        return rows
+
+    async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """``work``'s reads all see one snapshot (a game's row, seats and log agree)."""
+        async with self._pool.acquire() as conn, conn.transaction(
+                isolation="repeatable_read", readonly=True):
+            return await work(PostgresTx(conn))
+
+    # -- writing -----------------------------------------------------------------------
+
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        """One transaction on a pooled connection; returns after its COMMIT."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            return await work(PostgresTx(conn))
+
+
+async def _stored_version(conn: asyncpg.Connection) -> int:
+    """The schema version, read without writing anything (0 for an empty database)."""
+    if await conn.fetchval("SELECT to_regclass('schema_version')") is None:
+        return 0
+    found = await conn.fetchval("SELECT version FROM schema_version")
+    return int(found or 0)

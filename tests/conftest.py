@@ -1,0 +1,55 @@
+"""Fixtures every test folder may use: a throwaway PostgreSQL server for the session.
+
+The server is started by the tests themselves (``tools/pg_server.py``): nothing runs
+before ``make test``. Outside CI a machine without PostgreSQL skips the PostgreSQL runs,
+saying why; under ``CI=true`` a missing PostgreSQL fails them, so CI can never pass
+without having run them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from tools.pg_server import PostgresServer, find_bindir
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the whole run, on a free 127.0.0.1 port, removed at the end."""
+    bindir = find_bindir()
+    if bindir is None:
+        why = ("PostgreSQL is not installed (no initdb/pg_ctl via pg_config or "
+               "/usr/lib/postgresql/*/bin)")
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{why}: under CI=true the PostgreSQL tests must run")
+        pytest.skip(f"{why}: the PostgreSQL runs are skipped (CI=true makes this a failure)")
+    server = PostgresServer(bindir, durable=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
+    """A fresh, empty database of its own for one test: its URL."""
+    import asyncpg
+
+    name = f"test_{os.getpid()}_{next(_databases)}"
+    admin = await asyncpg.connect(postgres_server.url())
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    yield postgres_server.url(name)
+    admin = await asyncpg.connect(postgres_server.url())
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()

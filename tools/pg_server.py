@@ -1,0 +1,153 @@
+"""A throwaway PostgreSQL server for the tests and the benchmark: started, used, removed.
+
+Nothing is started by hand: ``initdb`` into a temporary directory, ``pg_ctl start`` on a
+free loopback port (listening on 127.0.0.1 only, its unix socket inside that directory),
+and at the end ``pg_ctl stop -m fast`` and the directory removed. PostgreSQL refuses to run
+as root, so when we are root the directory is given to the ``postgres`` user and every
+server command runs as that user (``runuser``). The binaries are found through
+``pg_config --bindir`` or under ``/usr/lib/postgresql/*/bin``.
+
+    python -m tools.pg_server      # start one, print its URL, stop it on Enter
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import logging
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def find_bindir() -> Path | None:
+    """Where ``initdb`` and ``pg_ctl`` are, or None when PostgreSQL is not installed."""
+    candidates: list[Path] = []
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True,
+                             check=False)
+        if out.returncode == 0:
+            candidates.append(Path(out.stdout.strip()))
+    candidates += [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"),
+                                           reverse=True)]
+    for folder in candidates:
+        if (folder / "initdb").exists() and (folder / "pg_ctl").exists():
+            return folder
+    initdb = shutil.which("initdb")
+    if initdb and shutil.which("pg_ctl"):
+        return Path(initdb).parent
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PostgresServer:
+    """One server in a temporary directory. ``start()``, then ``url(dbname)``; ``stop()``.
+
+    ``durable=False`` (the tests) turns fsync off: a throwaway server need not survive a
+    power cut, and it makes creating a database per test cheap. The benchmark keeps the
+    defaults (fsync on, synchronous_commit on), to compare like with like with SQLite's
+    synchronous=FULL."""
+
+    def __init__(self, bindir: Path, *, durable: bool = True) -> None:
+        self.bindir = bindir
+        self.durable = durable
+        self.port = 0
+        self.dir = Path(tempfile.mkdtemp(prefix="pg-throwaway-"))
+        self.data = self.dir / "data"
+        self.sockets = self.dir / "sock"
+        self.user = "postgres"
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            # PostgreSQL will not run as root: the postgres user owns the folder and runs it.
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.sockets.mkdir()
+        if self._as:
+            os.chown(self.sockets, pwd.getpwnam("postgres").pw_uid,
+                     pwd.getpwnam("postgres").pw_gid)
+        self.started = False
+
+    def _run(self, *args: str) -> None:
+        out = subprocess.run([*self._as, *args], capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"{' '.join(args[:2])} failed ({out.returncode}):\n"
+                               f"{out.stdout}\n{out.stderr}\n{self._log_tail()}")
+
+    def _log_tail(self) -> str:
+        logfile = self.dir / "server.log"
+        try:
+            return logfile.read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    def start(self) -> PostgresServer:
+        self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", self.user,
+                  "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+        options = ["-c listen_addresses=127.0.0.1",
+                   f"-c unix_socket_directories={self.sockets}", "-c max_connections=200",
+                   "-c shared_buffers=32MB"]
+        if not self.durable:
+            options += ["-c fsync=off", "-c synchronous_commit=off",
+                        "-c full_page_writes=off"]
+        for _ in range(5):  # a free port can be taken between asking and binding
+            self.port = free_port()
+            try:
+                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l",
+                          str(self.dir / "server.log"), "-w", "-t", "60", "-o",
+                          " ".join([f"-p {self.port}", *options]), "start")
+                break
+            except RuntimeError:
+                if "could not bind" not in self._log_tail():
+                    raise
+        else:
+            raise RuntimeError("no free port for PostgreSQL")
+        self.started = True
+        log.info("throwaway PostgreSQL on 127.0.0.1:%d in %s", self.port, self.dir)
+        return self
+
+    def url(self, dbname: str = "postgres") -> str:
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{dbname}"
+
+    def stop(self) -> None:
+        if self.started:
+            try:
+                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast",
+                          "-w", "stop")
+            finally:
+                self.started = False
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> PostgresServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main() -> int:
+    bindir = find_bindir()
+    if bindir is None:
+        print("PostgreSQL is not installed (no initdb/pg_ctl found)")
+        return 1
+    with PostgresServer(bindir) as server:
+        print(server.url(), flush=True)
+        with contextlib.suppress(EOFError):
+            input("Enter stops it\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
