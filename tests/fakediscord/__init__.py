@@ -10,6 +10,7 @@
 
 from .faults import Faults, HttpFault
 from .messages import FakeFile, FakeMessage
+from .modals import FakeModal, TextField
 from .people import ClientRefused, Person
 from .server import FakeDiscord, FakeGuild, Interaction, RecordedRequest
 
@@ -19,9 +20,11 @@ __all__ = [
     "FakeFile",
     "FakeGuild",
     "FakeMessage",
+    "FakeModal",
     "Faults",
     "HttpFault",
     "Interaction",
     "Person",
     "RecordedRequest",
+    "TextField",
 ]

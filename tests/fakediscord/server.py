@@ -23,6 +23,7 @@ from aiohttp import WSMsgType, web
 
 from .faults import Faults
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
+from .modals import FakeModal
 from .payloads import (
     ADMINISTRATOR,
     MEMBER_PERMISSIONS,
@@ -36,7 +37,7 @@ from .payloads import (
     thread_payload,
     user_payload,
 )
-from .validation import check_autocomplete_choices, check_message_payload
+from .validation import check_autocomplete_choices, check_message_payload, check_modal
 
 if TYPE_CHECKING:
     from .people import Person
@@ -180,6 +181,7 @@ class FakeDiscord:
         self.channel_messages: dict[int, list[FakeMessage]] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.interactions: dict[int, Interaction] = {}
+        self.modals: list[FakeModal] = []  # every modal the bot opened, oldest first
         self.requests: list[RecordedRequest] = []
         self.unhandled: list[str] = []
         self.gateway_received: list[dict[str, Any]] = []
@@ -894,6 +896,13 @@ class FakeDiscord:
         self.dispatch("INTERACTION_CREATE", payload)
         return interaction
 
+    def open_modal(self, user_id: int) -> FakeModal | None:
+        """The modal on ``user_id``'s screen (the newest still open), or None."""
+        for modal in reversed(self.modals):
+            if modal.user_id == user_id and not modal.closed:
+                return modal
+        return None
+
     def _interaction_by_token(self, token: str) -> Interaction:
         for interaction in reversed(self.interactions.values()):
             if interaction.token == token:
@@ -933,7 +942,18 @@ class FakeDiscord:
                 raise HttpError(400, 50035, f"Invalid Form Body: {problem}")
             interaction.choices = list(data.get("choices") or [])
         elif kind == 9:
+            if interaction.type not in (2, 3):
+                # Discord: a modal answers a command or a component, never a modal submit
+                raise HttpError(400, 50035, "Invalid Form Body: a modal cannot answer "
+                                            f"interaction type {interaction.type}")
+            problem = check_modal(data)
+            if problem:
+                raise HttpError(400, 50035, f"Invalid Form Body: {problem}")
             interaction.modal = data
+            for earlier in self.modals:  # the app shows one modal at a time
+                if earlier.user_id == interaction.user_id:
+                    earlier.closed = True
+            self.modals.append(FakeModal(interaction, data))
         else:
             raise HttpError(400, 50035, f"Invalid Form Body: callback type {kind}")
         interaction.callback_type = kind
