@@ -9,6 +9,7 @@
 """
 
 from .faults import Faults, HttpFault
+from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, TextField
 from .people import ClientRefused, Person
@@ -25,6 +26,10 @@ __all__ = [
     "HttpFault",
     "Interaction",
     "Person",
+    "RateLimits",
     "RecordedRequest",
+    "RouteLimit",
     "TextField",
+    "is_interaction_endpoint",
+    "route_of",
 ]

@@ -15,13 +15,15 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
 from .faults import Faults
+from .limits import RateLimits, is_interaction_endpoint, route_of
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
 from .modals import FakeModal
 from .payloads import (
@@ -87,6 +89,17 @@ class RecordedRequest:
     files: list[tuple[str, bytes]]
     status: int = 0
     at: float = 0.0
+
+    @property
+    def route(self) -> str:
+        """``POST /channels/{id}/messages``: the request with ids and tokens left out."""
+        return route_of(self.method, self.path)
+
+    @property
+    def interaction(self) -> bool:
+        """On an interaction endpoint (callback, followup, @original): outside the global
+        budget. Every other request counts against the token's 50 a second."""
+        return is_interaction_endpoint(self.path)
 
 
 @dataclass
@@ -166,7 +179,7 @@ class FakeDiscord:
 
     def __init__(self, *, token: str = "fake-token", bot_name: str = "Sequence",
                  interaction_deadline: float = 3.0, shards: int = 1,
-                 enforce_shards: bool = False) -> None:
+                 enforce_shards: bool = False, limits: bool = False) -> None:
         if shards < 1:
             raise ValueError("shards must be at least 1")
         self.token = token
@@ -179,6 +192,8 @@ class FakeDiscord:
         self.owner_user = user_payload(snowflake(), "Owner")
         self.interaction_deadline = interaction_deadline
         self.faults = Faults()
+        #: Discord's rate limits; enforced only when on (``limits=True`` or ``.enable()``)
+        self.limits = RateLimits(enabled=limits)
         self.guilds: dict[int, FakeGuild] = {}
         self.users: dict[int, dict[str, Any]] = {self.application_id: self.bot_user}
         self.people: dict[int, Person] = {}
@@ -425,6 +440,25 @@ class FakeDiscord:
         event, self._event = self._event, asyncio.Event()
         event.set()
 
+    # ----------------------------------------------------------------- counting
+    def rate_limited_requests(self) -> list[RecordedRequest]:
+        """Every REST request that counts against the token's global budget (all but the
+        interaction endpoints), 429s included, in arrival order."""
+        return [r for r in self.requests if not r.interaction]
+
+    def interaction_requests(self) -> list[RecordedRequest]:
+        """Requests on interaction endpoints: callbacks, followups, @original edits."""
+        return [r for r in self.requests if r.interaction]
+
+    def route_counts(self, requests: Iterable[RecordedRequest] | None = None) -> Counter[str]:
+        """How many requests took each route (``requests``: all of them by default)."""
+        return Counter(r.route for r in (self.requests if requests is None else requests))
+
+    @property
+    def rate_limit_hits(self) -> int:
+        """The 429s the enforced limits sent (not those a test injected with ``faults``)."""
+        return self.limits.hits
+
     # ----------------------------------------------------------------- gateway
     @property
     def session(self) -> GatewaySession | None:
@@ -594,7 +628,14 @@ class FakeDiscord:
                                  [(name, data) for name, data, _ in body.files],
                                  at=time.perf_counter())
         self.requests.append(record)
-        response = await self._answer(request, path, body)
+        decision = self.limits.decide(request.method, path)
+        if decision is not None and decision.refused is not None:
+            response: web.StreamResponse = _json_response(429, decision.refused,
+                                                          decision.headers)
+        else:
+            response = await self._answer(request, path, body)
+            if decision is not None:
+                response.headers.update(decision.headers)
         record.status = response.status
         self._changed()
         return response
