@@ -4,6 +4,11 @@ It keeps what Discord keeps (guilds, channels, members, messages with their file
 commands, interactions), answers the way Discord answers (including the odd parts discord.py
 relies on, see docs/ARCHITECTURE.md, "Testing without Discord"), records every request it gets, and
 fails on purpose when a test asks (``faults``). People (``people.Person``) act on it.
+
+It shards as Discord does (``shards=N``: one gateway session per shard, a server's events to
+the shard that owns it, DM events to shard 0), opens modals for people to fill in, and counts
+rate-limited requests apart from interaction ones; with ``limits=True`` it also enforces the
+token's global and per-channel rate limits (``limits.py``).
 """
 
 from __future__ import annotations
