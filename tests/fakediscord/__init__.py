@@ -9,7 +9,9 @@
 """
 
 from .faults import Faults, HttpFault
+from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
 from .messages import FakeFile, FakeMessage
+from .modals import FakeModal, TextField
 from .people import ClientRefused, Person
 from .server import FakeDiscord, FakeGuild, Interaction, RecordedRequest
 
@@ -19,9 +21,15 @@ __all__ = [
     "FakeFile",
     "FakeGuild",
     "FakeMessage",
+    "FakeModal",
     "Faults",
     "HttpFault",
     "Interaction",
     "Person",
+    "RateLimits",
     "RecordedRequest",
+    "RouteLimit",
+    "TextField",
+    "is_interaction_endpoint",
+    "route_of",
 ]

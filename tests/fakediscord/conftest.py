@@ -6,16 +6,16 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import discord
 import pytest
-from discord.ext import commands
 
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.tiny_bot import TinyBot
 
 
 @contextlib.asynccontextmanager
-async def running(bot: commands.Bot, server: FakeDiscord, *, timeout: float = 5.0
-                  ) -> AsyncIterator[commands.Bot]:
+async def running(bot: discord.Client, server: FakeDiscord, *, timeout: float = 5.0
+                  ) -> AsyncIterator[discord.Client]:
     """Run ``bot`` against ``server`` for the block; always closed, bounded in time."""
     task = asyncio.create_task(bot.start(server.token))
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .messages import FakeFile, FakeMessage
+from .modals import FakeModal, ModalRefused
 
 if TYPE_CHECKING:
     from .server import FakeDiscord, FakeGuild, Interaction
@@ -87,6 +88,39 @@ class Person:
         data = {"custom_id": custom_id, "component_type": 3, "values": values}
         interaction = self.server.start_interaction(self, 3, data, message.channel_id, message)
         return await interaction.wait_ack(timeout)
+
+    async def opened_modal(self, timeout: float = 5.0) -> FakeModal:
+        """The modal the bot opened for this person (waits for it, bounded)."""
+        return await self.server.wait_for(lambda: self.server.open_modal(self.id), timeout,
+                                          f"a modal for {self.name}")
+
+    async def submit_modal(self, modal: FakeModal, values: dict[str, str] | None = None, *,
+                           timeout: float = 5.0) -> Interaction:
+        """Fill in ``values`` (by custom_id or label) and press Submit, as the app would.
+
+        Sends MODAL_SUBMIT from where the modal was opened (with the clicked message when a
+        button opened it). Raises ``ClientRefused`` when the app would not send: the modal
+        is not this person's or no longer open, a required field is empty, a value is
+        outside the field's min_length..max_length.
+        """
+        if modal.user_id != self.id:
+            raise ClientRefused(f"{modal!r} is on someone else's screen")
+        if modal.closed:
+            raise ClientRefused(f"{modal!r} is no longer open")
+        try:
+            data = modal.submission(values or {})
+        except ModalRefused as exc:
+            raise ClientRefused(str(exc)) from None
+        opener = modal.interaction
+        interaction = self.server.start_interaction(self, 5, data, opener.channel_id,
+                                                    opener.message)
+        modal.closed = True
+        modal.submit = interaction
+        return await interaction.wait_ack(timeout)
+
+    def dismiss_modal(self, modal: FakeModal) -> None:
+        """Close the modal without submitting: Discord tells the bot nothing."""
+        modal.closed = True
 
     def _component(self, message: FakeMessage, custom_id: str, types: tuple[int, ...]
                    ) -> dict[str, Any]:

@@ -4,6 +4,11 @@ It keeps what Discord keeps (guilds, channels, members, messages with their file
 commands, interactions), answers the way Discord answers (including the odd parts discord.py
 relies on, see docs/ARCHITECTURE.md, "Testing without Discord"), records every request it gets, and
 fails on purpose when a test asks (``faults``). People (``people.Person``) act on it.
+
+It shards as Discord does (``shards=N``: one gateway session per shard, a server's events to
+the shard that owns it, DM events to shard 0), opens modals for people to fill in, and counts
+rate-limited requests apart from interaction ones; with ``limits=True`` it also enforces the
+token's global and per-channel rate limits (``limits.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +20,17 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
 from .faults import Faults
+from .limits import RateLimits, is_interaction_endpoint, route_of
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
+from .modals import FakeModal
 from .payloads import (
     ADMINISTRATOR,
     MEMBER_PERMISSIONS,
@@ -36,7 +44,7 @@ from .payloads import (
     thread_payload,
     user_payload,
 )
-from .validation import check_autocomplete_choices, check_message_payload
+from .validation import check_autocomplete_choices, check_message_payload, check_modal
 
 if TYPE_CHECKING:
     from .people import Person
@@ -86,6 +94,17 @@ class RecordedRequest:
     files: list[tuple[str, bytes]]
     status: int = 0
     at: float = 0.0
+
+    @property
+    def route(self) -> str:
+        """``POST /channels/{id}/messages``: the request with ids and tokens left out."""
+        return route_of(self.method, self.path)
+
+    @property
+    def interaction(self) -> bool:
+        """On an interaction endpoint (callback, followup, @original): outside the global
+        budget. Every other request counts against the token's 50 a second."""
+        return is_interaction_endpoint(self.path)
 
 
 @dataclass
@@ -139,7 +158,11 @@ class Interaction:
 
 @dataclass
 class GatewaySession:
+    """One IDENTIFYed gateway session: one shard of the bot (shard 0 of 1 when unsharded)."""
+
     id: str
+    shard_id: int = 0
+    shard_count: int = 1
     seq: int = 0
     sent: list[dict[str, Any]] = field(default_factory=list)
     ws: web.WebSocketResponse | None = None
@@ -160,13 +183,22 @@ class FakeDiscord:
     """The fake server. ``async with FakeDiscord() as discord:`` starts and stops it."""
 
     def __init__(self, *, token: str = "fake-token", bot_name: str = "Sequence",
-                 interaction_deadline: float = 3.0, port: int = 0) -> None:
+                 interaction_deadline: float = 3.0, port: int = 0, shards: int = 1,
+                 enforce_shards: bool = False, limits: bool = False) -> None:
+        if shards < 1:
+            raise ValueError("shards must be at least 1")
         self.token = token
+        #: the shard count ``GET /gateway/bot`` recommends; ``add_guild(shard=k)`` uses it
+        self.shards = shards
+        #: refuse an IDENTIFY whose shard count is not ``shards`` (4011 if fewer, 4010 if more)
+        self.enforce_shards = enforce_shards
         self.application_id = snowflake()
         self.bot_user = user_payload(self.application_id, bot_name, bot=True)
         self.owner_user = user_payload(snowflake(), "Owner")
         self.interaction_deadline = interaction_deadline
         self.faults = Faults()
+        #: Discord's rate limits; enforced only when on (``limits=True`` or ``.enable()``)
+        self.limits = RateLimits(enabled=limits)
         self.guilds: dict[int, FakeGuild] = {}
         self.users: dict[int, dict[str, Any]] = {self.application_id: self.bot_user}
         self.people: dict[int, Person] = {}
@@ -180,12 +212,13 @@ class FakeDiscord:
         self.channel_messages: dict[int, list[FakeMessage]] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.interactions: dict[int, Interaction] = {}
+        self.modals: list[FakeModal] = []  # every modal the bot opened, oldest first
         self.requests: list[RecordedRequest] = []
         self.unhandled: list[str] = []
         self.gateway_received: list[dict[str, Any]] = []
         self.identified = 0
         self.resumed = 0
-        self.session: GatewaySession | None = None
+        self.sessions: dict[int, GatewaySession] = {}  # shard id -> its session
         self.port = port  # 0: any free port; kept, so a restart comes back on the same one
         self._runner: web.AppRunner | None = None
         self._event = asyncio.Event()
@@ -258,8 +291,19 @@ class FakeDiscord:
 
     # ----------------------------------------------------------------- world
     def add_guild(self, name: str = "Family", *, locale: str = "en-US",
-                  channels: tuple[str, ...] = ("general",)) -> FakeGuild:
-        guild = FakeGuild(snowflake(), name, locale, int(self.owner_user["id"]))
+                  channels: tuple[str, ...] = ("general",), shard: int | None = None
+                  ) -> FakeGuild:
+        """A server with the bot in it; ``shard``: its id is chosen so that shard owns it
+        (``(guild_id >> 22) % shards == shard``), to put servers on the shards a test wants."""
+        guild_id = snowflake()
+        if shard is not None:
+            if not 0 <= shard < self.shards:
+                raise ValueError(f"shard {shard} is not one of 0..{self.shards - 1}")
+            # move the id's timestamp a few ms ahead (the low 22 bits keep it unique)
+            stamp = guild_id >> 22
+            stamp += (shard - stamp) % self.shards
+            guild_id = (stamp << 22) | (guild_id & 0x3FFFFF)
+        guild = FakeGuild(guild_id, name, locale, int(self.owner_user["id"]))
         guild.member_ids.append(self.application_id)
         for position, channel_name in enumerate(channels):
             channel_id = snowflake()
@@ -286,7 +330,7 @@ class FakeDiscord:
         self.channel_guild[thread_id] = guild_id
         self.channel_messages[thread_id] = []
         self.threads[thread_id] = parent_id
-        if self.session is not None:
+        if self._sessions_for(guild_id):
             self.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
         return thread
 
@@ -301,7 +345,7 @@ class FakeDiscord:
         person = Person(self, user_id, name, guild, locale=locale, permissions=permissions)
         self.people[user_id] = person
         guild.member_ids.append(user_id)
-        if self.session is not None and self.session.ws is not None:
+        if any(s.ws is not None for s in self._sessions_for(guild.id)):
             self.dispatch("GUILD_MEMBER_ADD", {**member_payload(self.users[user_id]),
                                                "guild_id": str(guild.id)})
         return person
@@ -401,12 +445,58 @@ class FakeDiscord:
         event, self._event = self._event, asyncio.Event()
         event.set()
 
+    # ----------------------------------------------------------------- counting
+    def rate_limited_requests(self) -> list[RecordedRequest]:
+        """Every REST request that counts against the token's global budget (all but the
+        interaction endpoints), 429s included, in arrival order."""
+        return [r for r in self.requests if not r.interaction]
+
+    def interaction_requests(self) -> list[RecordedRequest]:
+        """Requests on interaction endpoints: callbacks, followups, @original edits."""
+        return [r for r in self.requests if r.interaction]
+
+    def route_counts(self, requests: Iterable[RecordedRequest] | None = None) -> Counter[str]:
+        """How many requests took each route (``requests``: all of them by default)."""
+        return Counter(r.route for r in (self.requests if requests is None else requests))
+
+    @property
+    def rate_limit_hits(self) -> int:
+        """The 429s the enforced limits sent (not those a test injected with ``faults``)."""
+        return self.limits.hits
+
     # ----------------------------------------------------------------- gateway
-    def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway event to the bot (buffered for a resume if it is away)."""
-        session = self.session
-        if session is None:
-            raise RuntimeError("the bot has not identified on the gateway yet")
+    @property
+    def session(self) -> GatewaySession | None:
+        """Shard 0's session: the only one for a bot that does not shard."""
+        return self.sessions.get(0)
+
+    def shard_of(self, guild_id: int, shard_count: int | None = None) -> int:
+        """The shard that owns a server, by Discord's rule ``(guild_id >> 22) % shard_count``."""
+        return (guild_id >> 22) % (shard_count or self.shards)
+
+    def _sessions_for(self, guild_id: int | None) -> list[GatewaySession]:
+        """Where Discord sends an event: the owning shard's session; DMs go to shard 0."""
+        if guild_id is None:
+            return [s for s in self.sessions.values() if s.shard_id == 0]
+        return [s for s in self.sessions.values()
+                if (guild_id >> 22) % s.shard_count == s.shard_id]
+
+    def dispatch(self, event: str, data: dict[str, Any], guild_id: int | None = None) -> None:
+        """Send a gateway event to the shard that owns it (buffered for a resume if away).
+
+        The server is ``guild_id`` or else the event's own ``guild_id``; without one (a DM)
+        the event goes to shard 0, as Discord does.
+        """
+        if guild_id is None and data.get("guild_id") is not None:
+            guild_id = int(data["guild_id"])
+        sessions = self._sessions_for(guild_id)
+        if not sessions:
+            shard = 0 if guild_id is None else f"owning server {guild_id}"
+            raise RuntimeError(f"the bot has not identified on the gateway yet (shard {shard})")
+        for session in sessions:
+            self._dispatch_to(session, event, data)
+
+    def _dispatch_to(self, session: GatewaySession, event: str, data: dict[str, Any]) -> None:
         session.seq += 1
         frame = {"op": 0, "t": event, "s": session.seq, "d": data}
         session.sent.append(frame)
@@ -419,13 +509,23 @@ class FakeDiscord:
             with contextlib.suppress(ConnectionError, RuntimeError):
                 await ws.send_str(json.dumps(frame))
 
-    async def wait_until_connected(self, timeout: float = 5.0) -> None:
-        await self.wait_for(lambda: self.session is not None and self.session.ws is not None
-                            and not self.session.ws.closed, timeout, "the bot to identify")
+    def connected(self, shard: int | None = None) -> bool:
+        """Whether ``shard`` (None: every one of ``shards``) has a live gateway connection."""
+        wanted = range(self.shards) if shard is None else [shard]
+        for shard_id in wanted:
+            session = self.sessions.get(shard_id)
+            if session is None or session.ws is None or session.ws.closed:
+                return False
+        return True
 
-    async def disconnect(self, *, resume: bool = True) -> None:
-        """Drop the bot's gateway connection. ``resume``: it may RESUME; else it must IDENTIFY."""
-        session = self.session
+    async def wait_until_connected(self, timeout: float = 5.0, *, shard: int | None = None
+                                   ) -> None:
+        """Wait until ``shard`` (None: every one of ``shards``) is connected."""
+        await self.wait_for(lambda: self.connected(shard), timeout, "the bot to identify")
+
+    async def disconnect(self, *, resume: bool = True, shard: int = 0) -> None:
+        """Drop a shard's gateway connection. ``resume``: it may RESUME; else it must IDENTIFY."""
+        session = self.sessions.get(shard)
         if session is None or session.ws is None:
             return
         ws = session.ws
@@ -433,7 +533,7 @@ class FakeDiscord:
             await ws.close(code=4000, message=b"fake Discord: unknown error")
         else:
             await self._send(session, ws, {"op": 9, "d": False, "s": None, "t": None})
-            self.session = None
+            del self.sessions[shard]
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -450,43 +550,60 @@ class FakeDiscord:
                 await self._on_gateway_frame(ws, frame)
         finally:
             self._sockets.discard(ws)
-            if self.session is not None and self.session.ws is ws:
-                self.session.ws = None
+            for session in self.sessions.values():
+                if session.ws is ws:
+                    session.ws = None
             self._changed()
         return ws
+
+    async def _identify(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> None:
+        if d.get("token") != self.token:
+            await ws.close(code=4004, message=b"Authentication failed.")
+            return
+        shard_id, shard_count = (int(x) for x in d.get("shard") or (0, 1))
+        if shard_count < 1 or not 0 <= shard_id < shard_count:
+            await ws.close(code=4010, message=b"Invalid shard.")
+            return
+        if self.enforce_shards and shard_count != self.shards:
+            if shard_count < self.shards:
+                await ws.close(code=4011, message=b"Sharding required.")
+            else:
+                await ws.close(code=4010, message=b"Invalid shard.")
+            return
+        session = GatewaySession(secrets.token_hex(16), shard_id, shard_count, ws=ws,
+                                 intents=int(d.get("intents", 0)))
+        self.sessions[shard_id] = session
+        self.identified += 1
+        owned = [g for g in self.guilds.values() if self.shard_of(g.id, shard_count) == shard_id]
+        self._dispatch_to(session, "READY", {
+            "v": 10,
+            "user": self.bot_user,
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in owned],
+            "session_id": session.id,
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "user_settings": {},
+            "geo_ordered_rtc_regions": [],
+            "shard": [shard_id, shard_count],
+        })
+        for guild in owned:
+            self._dispatch_to(session, "GUILD_CREATE", self.guild_payload(guild))
+        self._changed()
 
     async def _on_gateway_frame(self, ws: web.WebSocketResponse, frame: dict[str, Any]) -> None:
         op, d = frame.get("op"), frame.get("d")
         if op == 1:  # heartbeat
             await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
         elif op == 2:  # identify
-            if d.get("token") != self.token:
-                await ws.close(code=4004, message=b"Authentication failed.")
-                return
-            self.session = GatewaySession(secrets.token_hex(16), ws=ws,
-                                          intents=int(d.get("intents", 0)))
-            self.identified += 1
-            self.dispatch("READY", {
-                "v": 10,
-                "user": self.bot_user,
-                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
-                "session_id": self.session.id,
-                "resume_gateway_url": self.gateway_url,
-                "application": {"id": str(self.application_id), "flags": 0},
-                "private_channels": [],
-                "relationships": [],
-                "presences": [],
-                "guild_join_requests": [],
-                "user_settings": {},
-                "geo_ordered_rtc_regions": [],
-                "shard": [0, 1],
-            })
-            for guild in self.guilds.values():
-                self.dispatch("GUILD_CREATE", self.guild_payload(guild))
-            self._changed()
+            await self._identify(ws, d)
         elif op == 6:  # resume
-            session = self.session
-            if session is None or d.get("session_id") != session.id or d.get("token") != self.token:
+            session = next((s for s in self.sessions.values()
+                            if s.id == d.get("session_id")), None)
+            if session is None or d.get("token") != self.token:
                 await ws.send_str(json.dumps({"op": 9, "d": False, "s": None, "t": None}))
                 return
             session.ws = ws
@@ -494,7 +611,7 @@ class FakeDiscord:
             for frame_out in session.sent:
                 if frame_out["s"] > int(d.get("seq") or 0):
                     await self._send(session, ws, frame_out)
-            self.dispatch("RESUMED", {})
+            self._dispatch_to(session, "RESUMED", {})
             self._changed()
         elif op == 8:  # request guild members
             guild = self.guilds.get(int(d["guild_id"]))
@@ -516,7 +633,14 @@ class FakeDiscord:
                                  [(name, data) for name, data, _ in body.files],
                                  at=time.perf_counter())
         self.requests.append(record)
-        response = await self._answer(request, path, body)
+        decision = self.limits.decide(request.method, path)
+        if decision is not None and decision.refused is not None:
+            response: web.StreamResponse = _json_response(429, decision.refused,
+                                                          decision.headers)
+        else:
+            response = await self._answer(request, path, body)
+            if decision is not None:
+                response.headers.update(decision.headers)
         record.status = response.status
         self._changed()
         return response
@@ -601,7 +725,7 @@ class FakeDiscord:
         r("GET", r"/oauth2/applications/@me", self._get_application)
         r("GET", r"/applications/@me", self._get_application)
         r("GET", r"/gateway", self._get_gateway)
-        r("GET", r"/gateway/bot", self._get_gateway)
+        r("GET", r"/gateway/bot", self._get_gateway_bot)
         r("PUT", rf"/applications/{app}/commands", self._put_commands)
         r("PUT", rf"/applications/{app}/guilds/(?P<guild>\d+)/commands", self._put_commands)
         r("GET", rf"/applications/{app}/commands", self._get_commands)
@@ -647,7 +771,11 @@ class FakeDiscord:
 
     async def _get_gateway(self, request: web.Request, m: re.Match[str], body: RequestBody
                            ) -> Any:
-        return {"url": self.gateway_url, "shards": 1,
+        return {"url": self.gateway_url}
+
+    async def _get_gateway_bot(self, request: web.Request, m: re.Match[str], body: RequestBody
+                               ) -> Any:
+        return {"url": self.gateway_url, "shards": self.shards,
                 "session_start_limit": {"total": 1000, "remaining": 1000,
                                         "reset_after": 0, "max_concurrency": 1}}
 
@@ -894,6 +1022,13 @@ class FakeDiscord:
         self.dispatch("INTERACTION_CREATE", payload)
         return interaction
 
+    def open_modal(self, user_id: int) -> FakeModal | None:
+        """The modal on ``user_id``'s screen (the newest still open), or None."""
+        for modal in reversed(self.modals):
+            if modal.user_id == user_id and not modal.closed:
+                return modal
+        return None
+
     def _interaction_by_token(self, token: str) -> Interaction:
         for interaction in reversed(self.interactions.values()):
             if interaction.token == token:
@@ -933,7 +1068,18 @@ class FakeDiscord:
                 raise HttpError(400, 50035, f"Invalid Form Body: {problem}")
             interaction.choices = list(data.get("choices") or [])
         elif kind == 9:
+            if interaction.type not in (2, 3):
+                # Discord: a modal answers a command or a component, never a modal submit
+                raise HttpError(400, 50035, "Invalid Form Body: a modal cannot answer "
+                                            f"interaction type {interaction.type}")
+            problem = check_modal(data)
+            if problem:
+                raise HttpError(400, 50035, f"Invalid Form Body: {problem}")
             interaction.modal = data
+            for earlier in self.modals:  # the app shows one modal at a time
+                if earlier.user_id == interaction.user_id:
+                    earlier.closed = True
+            self.modals.append(FakeModal(interaction, data))
         else:
             raise HttpError(400, 50035, f"Invalid Form Body: callback type {kind}")
         interaction.callback_type = kind

@@ -56,6 +56,88 @@ class Pick(discord.ui.DynamicItem[discord.ui.Select], template=r"tiny:pick"):
         await interaction.followup.send(f"picked {interaction.data['values'][0]}", ephemeral=True)
 
 
+class ChildName(discord.ui.Modal, title="Add a child"):
+    """The family-seat modal of issue 20, in miniature: a name, and an optional note."""
+
+    name: discord.ui.TextInput[ChildName] = discord.ui.TextInput(
+        label="Child's name", custom_id="tiny:child:name", min_length=1, max_length=20)
+    note: discord.ui.TextInput[ChildName] = discord.ui.TextInput(
+        label="Note", custom_id="tiny:child:note", style=discord.TextStyle.paragraph,
+        required=False, max_length=100, default="plays blue")
+
+    def __init__(self, answer: str) -> None:
+        super().__init__(custom_id="tiny:child")
+        self.answer = answer
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        text = f"added {self.name.value} ({self.note.value})"
+        if self.answer == "update":  # opened from the lobby's button: the lobby changes
+            await interaction.response.edit_message(content=f"lobby: {self.name.value}",
+                                                    view=None)
+        elif self.answer == "defer":
+            await interaction.response.defer(thinking=True)
+            await interaction.edit_original_response(content=text)
+        else:
+            await interaction.response.send_message(text, ephemeral=self.answer == "secret")
+
+
+class NameWithLabel(discord.ui.Modal, title="Add a child"):
+    """The newer modal shape: a text display, then a label (type 18) around the input."""
+
+    intro = discord.ui.TextDisplay("Who plays with you?")
+    name: discord.ui.Label[NameWithLabel] = discord.ui.Label(
+        text="Child's name", description="As the board should show it",
+        component=discord.ui.TextInput(custom_id="tiny:label:name", max_length=20))
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        text_input = self.name.component
+        assert isinstance(text_input, discord.ui.TextInput)
+        await interaction.response.send_message(f"added {text_input.value}")
+
+
+class AddChild(discord.ui.DynamicItem[discord.ui.Button], template=r"tiny:add-child"):
+    def __init__(self) -> None:
+        super().__init__(discord.ui.Button(label="Add a child", custom_id="tiny:add-child"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item,
+                             match: re.Match[str]) -> AddChild:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(ChildName("update"))
+
+
+class Family(commands.Cog):
+    """Modals: from a slash command and from a button."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @app_commands.command(description="Add a child by name")
+    async def child(self, interaction: discord.Interaction, answer: str = "reply") -> None:
+        await interaction.response.send_modal(ChildName(answer))
+
+    @app_commands.command(description="Add a child, with a labelled modal")
+    async def child_label(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(NameWithLabel())
+
+    @app_commands.command(description="A lobby with a button that opens a modal")
+    async def lobby(self, interaction: discord.Interaction) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(AddChild())
+        await interaction.response.send_message("lobby", view=view)
+
+    @app_commands.command(description="A modal Discord refuses")
+    async def badmodal(self, interaction: discord.Interaction) -> None:
+        modal = ChildName("reply")
+        modal.title = "A title much longer than the forty-five allowed"
+        try:
+            await interaction.response.send_modal(modal)
+        except discord.HTTPException as exc:
+            self.bot.modal_error = exc.code  # type: ignore[attr-defined]
+
+
 class Norwegian(app_commands.Translator):
     async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
                         context: app_commands.TranslationContextTypes) -> str | None:
@@ -143,10 +225,12 @@ class TinyBot(commands.Bot):
                          intents=discord.Intents.default(), guild_ready_timeout=0.01)
         self.guild_id = guild_id
         self.late_error: int | None = None
+        self.modal_error: int | None = None
 
     async def setup_hook(self) -> None:
         await self.add_cog(Tiny(self))
-        self.add_dynamic_items(Press, Pick)
+        await self.add_cog(Family(self))
+        self.add_dynamic_items(Press, Pick, AddChild)
         await self.tree.set_translator(Norwegian())
         guild = discord.Object(self.guild_id)
         self.tree.copy_global_to(guild=guild)

@@ -79,3 +79,91 @@ def check_autocomplete_choices(choices: Any) -> str | None:
         if len(str(c.get("value"))) > 100:
             return "autocomplete choice value over 100 characters"
     return None
+
+
+#: Discord's limits on a modal (interaction callback type 9) and its text inputs.
+MODAL_TITLE_MAX = 45
+TEXT_INPUT_LABEL_MAX = 45
+TEXT_INPUT_LENGTH_MAX = 4000
+TEXT_INPUT_PLACEHOLDER_MAX = 100
+LABEL_DESCRIPTION_MAX = 100
+
+
+def check_modal(data: dict[str, Any]) -> str | None:
+    """What is wrong with a modal the bot sends (title, rows, text inputs), or None.
+
+    A modal holds 1 to 5 top-level components: action rows with exactly one text input (the
+    classic shape discord.py still sends for a bare ``TextInput``), labels wrapping a text
+    input (type 18, the newer shape), or text displays (type 10).
+    """
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= 100:
+        return f"modal custom_id {custom_id!r} is not 1 to 100 characters"
+    title = data.get("title")
+    if not isinstance(title, str) or not 1 <= len(title) <= MODAL_TITLE_MAX:
+        return f"modal title {title!r} is not 1 to {MODAL_TITLE_MAX} characters"
+    rows = data.get("components") or []
+    if not 1 <= len(rows) <= 5:
+        return f"a modal holds {len(rows)} components (1 to 5)"
+    seen: set[str] = set()
+    inputs = 0
+    for row in rows:
+        kind = row.get("type")
+        if kind == 1:
+            children = row.get("components") or []
+            if len(children) != 1 or children[0].get("type") != 4:
+                return "an action row in a modal holds exactly one text input"
+            problem = _check_text_input(children[0], seen, labelled=False)
+        elif kind == 18:
+            label = row.get("label")
+            if not isinstance(label, str) or not 1 <= len(label) <= TEXT_INPUT_LABEL_MAX:
+                return f"label {label!r} is not 1 to {TEXT_INPUT_LABEL_MAX} characters"
+            if len(row.get("description") or "") > LABEL_DESCRIPTION_MAX:
+                return f"label description over {LABEL_DESCRIPTION_MAX} characters"
+            inner = row.get("component") or {}
+            if inner.get("type") != 4:
+                return (f"a label holding component type {inner.get('type')} "
+                        "(the fake knows text inputs only)")
+            problem = _check_text_input(inner, seen, labelled=True)
+        elif kind == 10:
+            problem = None if 1 <= len(row.get("content") or "") <= 4000 else \
+                "a text display must hold 1 to 4000 characters"
+            inputs -= 1
+        else:
+            problem = f"component type {kind} at the top of a modal"
+        if problem:
+            return problem
+        inputs += 1
+    if inputs < 1:
+        return "a modal without anything to fill in"
+    return None
+
+
+def _check_text_input(c: dict[str, Any], seen: set[str], *, labelled: bool) -> str | None:
+    custom_id = c.get("custom_id")
+    if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= 100:
+        return f"text input custom_id {custom_id!r} is not 1 to 100 characters"
+    if custom_id in seen:
+        return f"text input custom_id {custom_id!r} used twice in one modal"
+    seen.add(custom_id)
+    if c.get("style") not in (1, 2):
+        return f"text input {custom_id!r}: style {c.get('style')!r} (1 short, 2 paragraph)"
+    label = c.get("label")
+    if labelled:
+        if label is not None and len(label) > TEXT_INPUT_LABEL_MAX:
+            return f"text input {custom_id!r}: label over {TEXT_INPUT_LABEL_MAX} characters"
+    elif not isinstance(label, str) or not 1 <= len(label) <= TEXT_INPUT_LABEL_MAX:
+        return f"text input {custom_id!r}: label {label!r} is not 1 to 45 characters"
+    lo, hi = c.get("min_length"), c.get("max_length")
+    if lo is not None and not 0 <= lo <= TEXT_INPUT_LENGTH_MAX:
+        return f"text input {custom_id!r}: min_length {lo} outside 0..{TEXT_INPUT_LENGTH_MAX}"
+    if hi is not None and not 1 <= hi <= TEXT_INPUT_LENGTH_MAX:
+        return f"text input {custom_id!r}: max_length {hi} outside 1..{TEXT_INPUT_LENGTH_MAX}"
+    if lo is not None and hi is not None and lo > hi:
+        return f"text input {custom_id!r}: min_length {lo} over max_length {hi}"
+    if len(c.get("placeholder") or "") > TEXT_INPUT_PLACEHOLDER_MAX:
+        return f"text input {custom_id!r}: placeholder over {TEXT_INPUT_PLACEHOLDER_MAX} characters"
+    value = c.get("value")
+    if value is not None and len(value) > (hi or TEXT_INPUT_LENGTH_MAX):
+        return f"text input {custom_id!r}: pre-filled value longer than max_length"
+    return None
