@@ -46,10 +46,12 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from engine.manager import GameManager
-from engine.manager.store import SchemaTooNew, Store
+from engine.manager.store import SchemaTooNew, Store, open_store
+from engine.manager.store.postgres import redacted
 
 log = logging.getLogger("sequence")
 
+COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
@@ -70,6 +72,9 @@ class Settings:
     computer_delay: float = 1.5
     reconnect_base_delay: float = 1.0
     reconnect_max_delay: float = 30.0
+    # postgresql://user@host:port/dbname: PostgreSQL instead of the SQLite file (several
+    # processes can share it); when set it wins over database_path
+    database_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -97,15 +102,28 @@ class Settings:
             computer_delay=delay,
             reconnect_base_delay=base,
             reconnect_max_delay=cap,
+            database_url=cls.database_url_from(env),
         )
+
+    @staticmethod
+    def database_url_from(env: Mapping[str, str]) -> str | None:
+        url = env.get("DATABASE_URL", "").strip()
+        if not url:
+            return None
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise SettingsError("DATABASE_URL must be a PostgreSQL address such as "
+                                "postgresql://user@host:5432/dbname (or leave it empty for "
+                                "the SQLite file at DATABASE_PATH).")
+        return url
 
     @staticmethod
     def database_path_from(env: Mapping[str, str]) -> Path:
         """Where the database is: for the bot and for tools that need no token (backups)."""
         return Path(env.get("DATABASE_PATH", "") or DEFAULT_DATABASE_PATH)
 
-    def __repr__(self) -> str:  # never show the token, even in a traceback
-        return (f"Settings(database_path={str(self.database_path)!r}, "
+    def __repr__(self) -> str:  # never show the token (or a password), even in a traceback
+        where = redacted(self.database_url) if self.database_url else str(self.database_path)
+        return (f"Settings(database={where!r}, "
                 f"dev_guild_id={self.dev_guild_id}, api_base={self.api_base!r})")
 
 
@@ -202,8 +220,10 @@ class SequenceBot(commands.Bot):
             # that talks to Discord) only syncs again; nothing is opened twice
             await self.sync_commands()
             return
-        self.store = store = await Store.open(self.settings.database_path)
-        log.info("database opened: %s (schema version %d)", store.path, store.schema_version)
+        url = self.settings.database_url
+        self.store = store = await open_store(url, self.settings.database_path)
+        log.info("database opened: %s (schema version %d)",
+                 redacted(url) if url else self.settings.database_path, store.schema_version)
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
         self.desk = desk = Desk(self, manager)
         # the servers' languages and layouts before anything is shown, whatever cog loads
@@ -247,11 +267,12 @@ class SequenceBot(commands.Bot):
             return
         payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        marker = self.settings.database_path.with_suffix(".commands")
-        if marker.exists() and marker.read_text().strip() == digest:
+        # kept in the database, so processes sharing one sync once, not each at its start
+        assert self.store is not None
+        if await self.store.games.bot_fact(COMMANDS_DIGEST) == digest:
             return
         await self.tree.sync()
-        marker.write_text(digest)
+        await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
     async def close(self) -> None:
         if self.desk is not None:

@@ -27,7 +27,8 @@ from engine.manager.store.postgres import redacted
 log = logging.getLogger(__name__)
 
 # Parents before children (seats, actions and results point at games).
-TABLES = ("games", "seats", "actions", "results", "guild_settings", "guild_table_manners")
+TABLES = ("games", "seats", "actions", "results", "guild_settings", "guild_table_manners",
+          "bot_state")
 
 
 class CopyRefused(StoreError):

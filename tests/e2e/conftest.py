@@ -29,10 +29,13 @@ class World:
 
 @contextlib.asynccontextmanager
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
-                      computer_delay: float = 0.0) -> AsyncIterator[SequenceBot]:
+                      computer_delay: float = 0.0, database_url: str | None = None
+                      ) -> AsyncIterator[SequenceBot]:
+    """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
+    ``database_url`` (then no file is made)."""
     settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
-                        computer_delay=computer_delay)
+                        computer_delay=computer_delay, database_url=database_url)
     bot = SequenceBot(settings, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:

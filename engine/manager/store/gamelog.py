@@ -40,6 +40,8 @@ class GameRecord:
     end_reason: str | None
     created_at: float
     updated_at: float
+    turn_timer: float | None = None  # this game's own (0: none); None: the server's
+    family_seats: bool = True
     seats: list[Seat] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
 
@@ -55,6 +57,7 @@ class ResultRecord:
     side: int
     outcome: str  # "win", "loss" or "draw"
     resigned: bool
+    guardian: str | None = None  # a child's seat: the grown-up's name
 
 
 @dataclass(frozen=True)
@@ -89,16 +92,19 @@ class GameLog:
         lobby_deadline: float | None,
         on_leave: str,
         now: float,
+        turn_timer: float | None = None,
+        family_seats: bool = True,
     ) -> int | None:
-        """A new lobby; ``None`` if the channel already has a lobby or game in play."""
+        """A new lobby; ``None`` if the channel already has a lobby or game in play.
+        ``turn_timer``: this game's own (seconds, 0 for none; None: the server's)."""
 
         async def work(db: Tx) -> int:
             row = await db.fetchone(
                 "INSERT INTO games (kind, options, status, guild_id, channel_id, host_id,"
-                " lobby_deadline, on_leave, created_at, updated_at)"
-                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " lobby_deadline, on_leave, created_at, updated_at, turn_timer, family_seats)"
+                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (kind, dumps(options), guild_id, channel_id, host_id, lobby_deadline,
-                 on_leave, now, now),
+                 on_leave, now, now, turn_timer, family_seats),
             )
             assert row is not None
             game_id = int(row[0])
@@ -187,7 +193,7 @@ class GameLog:
         in one transaction. With ``results`` the game is finished in the same commit."""
         status = "finished" if results is not None else "playing"
         snapshot_json = dumps(snapshot)
-        seat_rows = [(s.user_id, s.level, s.name, s.left, s.resigned, s.absences,
+        seat_rows = [(s.user_id, s.level, s.name, s.left, s.resigned, s.absences, s.guardian,
                       game_id, s.index) for s in seats or ()]
 
         async def work(db: Tx) -> None:
@@ -204,7 +210,8 @@ class GameLog:
             if seat_rows:
                 await db.executemany(
                     "UPDATE seats SET user_id = ?, level = ?, name = ?, left_game = ?,"
-                    " resigned = ?, absences = ? WHERE game_id = ? AND seat = ?", seat_rows)
+                    " resigned = ?, absences = ?, guardian = ? WHERE game_id = ? AND seat = ?",
+                    seat_rows)
             if results is not None:
                 row = await db.fetchone(
                     "SELECT kind, guild_id FROM games WHERE id = ?", (game_id,))
@@ -212,10 +219,10 @@ class GameLog:
                 kind, guild_id = row[0], row[1]
                 await db.executemany(
                     "INSERT INTO results (game_id, seat, user_id, level, name, kind,"
-                    " guild_id, side, outcome, resigned, finished_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " guild_id, side, outcome, resigned, finished_at, guardian)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(game_id, r.seat, r.user_id, r.level, r.name, kind, guild_id, r.side,
-                      r.outcome, r.resigned, now) for r in results],
+                      r.outcome, r.resigned, now, r.guardian) for r in results],
                 )
 
         await self._db.write(work)
@@ -249,8 +256,27 @@ class GameLog:
     _GAME_COLUMNS = (
         "id, kind, options, seed, status, guild_id, channel_id, host_id, snapshot,"
         " lobby_deadline, turn_deadline, turn_reminded, on_leave, end_reason, created_at,"
-        " updated_at"
+        " updated_at, turn_timer, family_seats"
     )
+
+    async def bot_fact(self, key: str) -> str | None:
+        """A small fact the bot keeps about itself (e.g. the last command sync's digest),
+        in the database so every process sharing it sees the same."""
+
+        async def work(db: Tx) -> str | None:
+            row = await db.fetchone("SELECT value FROM bot_state WHERE key = ?", (key,))
+            return None if row is None else str(row[0])
+
+        return await self._db.read(work)
+
+    async def save_bot_fact(self, key: str, value: str, *, now: float) -> None:
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "INSERT INTO bot_state (key, value, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
+                " updated_at = excluded.updated_at", (key, value, now))
+
+        await self._db.write(work)
 
     async def load_active(self) -> list[GameRecord]:
         """Every lobby and every game in play, with seats and action logs."""
@@ -318,9 +344,9 @@ class GameLog:
 async def _write_seats(db: Tx, game_id: int, seats: Iterable[Seat]) -> None:
     await db.executemany(
         "INSERT INTO seats (game_id, seat, user_id, level, name, left_game, resigned,"
-        " absences) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        " absences, guardian) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(game_id, s.index, s.user_id, s.level, s.name, s.left, s.resigned,
-          s.absences) for s in seats],
+          s.absences, s.guardian) for s in seats],
     )
 
 
@@ -331,13 +357,14 @@ async def _complete(db: Tx, row: Row) -> GameRecord:
         guild_id=row[5], channel_id=row[6], host_id=row[7],
         snapshot=json.loads(row[8]) if row[8] else None, lobby_deadline=row[9],
         turn_deadline=row[10], turn_reminded=bool(row[11]), on_leave=row[12],
-        end_reason=row[13], created_at=row[14], updated_at=row[15],
+        end_reason=row[13], created_at=row[14], updated_at=row[15], turn_timer=row[16],
+        family_seats=bool(row[17]),
     )
     seats = await db.fetchall(
-        "SELECT seat, user_id, level, name, left_game, resigned, absences FROM seats"
-        " WHERE game_id = ? ORDER BY seat", (rec.id,))
+        "SELECT seat, user_id, level, name, left_game, resigned, absences, guardian"
+        " FROM seats WHERE game_id = ? ORDER BY seat", (rec.id,))
     rec.seats = [Seat(index=s[0], user_id=s[1], level=s[2], name=s[3],
-                     left=bool(s[4]), resigned=bool(s[5]), absences=s[6])
+                     left=bool(s[4]), resigned=bool(s[5]), absences=s[6], guardian=s[7])
                  for s in seats]
     actions = await db.fetchall(
         "SELECT ply, action FROM actions WHERE game_id = ? ORDER BY ply", (rec.id,))
