@@ -154,6 +154,17 @@ class Community(commands.Cog):
                 embed.add_field(name=t(f"game.{kind}", lang), inline=False, value=t(
                     "stats.kind_line", lang, games=k.games, wins=k.wins, losses=k.losses,
                     draws=k.draws, rate=percent(k.win_rate)))
+            children = await self.standings.children_of(who.id, guild_id=guild_id, kind=game)
+            if children:  # family seats played from this account, each apart from the account
+                lines = []
+                for child in children:
+                    kid = await self.standings.stats(who.id, guild_id=guild_id, kind=game,
+                                                     child=child)
+                    lines.append(t("stats.child_line", lang,
+                                   name=discord.utils.escape_markdown(child), games=kid.games,
+                                   wins=kid.wins, rate=percent(kid.win_rate)))
+                embed.add_field(name=t("stats.children", lang), value="\n".join(lines),
+                                inline=False)
             avatar = getattr(who, "display_avatar", None)
             if avatar is not None:
                 embed.set_thumbnail(url=avatar.url)
@@ -181,7 +192,10 @@ class Community(commands.Cog):
                      if game else t("leaderboard.title", lang, guild=guild))
             embed = discord.Embed(title=title, colour=discord.Colour.gold())
             rows = [t("leaderboard.row", lang, medal=MEDALS[i] if i < len(MEDALS) else f"{i + 1}.",
-                      name=discord.utils.escape_markdown(row.name), wins=row.wins,
+                      name=discord.utils.escape_markdown(
+                          row.name if row.guardian is None else
+                          t("leaderboard.child_name", lang, name=row.name,
+                            grown_up=row.guardian)), wins=row.wins,
                       games=row.games, rate=percent(row.win_rate))
                     for i, row in enumerate(people)]
             embed.add_field(name=t("leaderboard.people", lang, n=MIN_GAMES), inline=False,

@@ -24,7 +24,7 @@ from .i18n import locale_str as L
 from .i18n import t
 from .rules import show_rules
 from .table import Desk, messages
-from .table.buttons import understood
+from .table.buttons import modal_submitted, understood
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
 from .table.replies import done, refusal, refusals, reply
@@ -78,6 +78,8 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         or forged id): otherwise discord.py drops it and Discord shows "This interaction
         failed"."""
         self.prefs.heard_from(interaction)
+        if await modal_submitted(interaction):
+            return
         if interaction.type is not discord.InteractionType.component:
             return
         data: dict[str, Any] = dict(interaction.data or {})
@@ -102,17 +104,22 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.new.name"), description=L("cmd.new.description"))
     @app_commands.rename(game=L("opt.game.name"), level=L("opt.level.name"),
                          sequence_length=L("opt.sequence_length.name"), teams=L("opt.teams.name"),
-                         if_someone_leaves=L("opt.on_leave.name"))
+                         if_someone_leaves=L("opt.on_leave.name"),
+                         turn_timer=L("opt.game_timer.name"), family_seats=L("opt.family.name"))
     @app_commands.describe(game=L("opt.game.description"), level=L("opt.level.description"),
                            sequence_length=L("opt.sequence_length.description"),
                            teams=L("opt.teams.description"),
-                           if_someone_leaves=L("opt.on_leave.description"))
+                           if_someone_leaves=L("opt.on_leave.description"),
+                           turn_timer=L("opt.game_timer.description"),
+                           family_seats=L("opt.family.description"))
     @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES,  # type: ignore[misc]
                           sequence_length=LENGTH_CHOICES, if_someone_leaves=ON_LEAVE_CHOICES)
     @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction, game: str, level: str | None = None,
                   sequence_length: int | None = None, teams: bool | None = None,
-                  if_someone_leaves: str | None = None) -> None:
+                  if_someone_leaves: str | None = None,
+                  turn_timer: app_commands.Range[int, 0, 1440] | None = None,
+                  family_seats: bool | None = None) -> None:
         options: dict[str, Any] = {}
         if level is not None:
             options["level"] = level
@@ -122,8 +129,10 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             options["teams"] = teams
 
         async with refusals(interaction, "/sequence new"):
-            await self.clicks.open_lobby(interaction, game, options,
-                                         on_leave=if_someone_leaves or "skip")
+            await self.clicks.open_lobby(
+                interaction, game, options, on_leave=if_someone_leaves or "skip",
+                turn_timer=None if turn_timer is None else turn_timer * 60,
+                family_seats=True if family_seats is None else family_seats)
 
     async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:
@@ -159,15 +168,19 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await done(interaction, "reply.removed")
 
     @app_commands.command(name=L("cmd.leave.name"), description=L("cmd.leave.description"))
+    @app_commands.rename(seat=L("opt.which_seat.name"))
+    @app_commands.describe(seat=L("opt.which_seat.description"))
     @app_commands.guild_only()
-    async def leave(self, interaction: discord.Interaction) -> None:
+    async def leave(self, interaction: discord.Interaction,
+                    seat: app_commands.Range[int, 1, 4] | None = None) -> None:
         async with refusals(interaction, "/sequence leave"):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
                 await self.manager.leave(table.channel_id, interaction.user.id)
             else:
-                await self.manager.leave_game(table.game_id, interaction.user.id)
+                await self.manager.leave_game(table.game_id, interaction.user.id,
+                                              None if seat is None else seat - 1)
             await done(interaction, "reply.left")
 
     # ------------------------------------------------------------------ playing
@@ -304,12 +317,17 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await show_hint(self.manager, interaction, table)
 
     @app_commands.command(name=L("cmd.resign.name"), description=L("cmd.resign.description"))
+    @app_commands.rename(seat=L("opt.which_seat.name"))
+    @app_commands.describe(seat=L("opt.which_seat.description"))
     @app_commands.guild_only()
-    async def resign(self, interaction: discord.Interaction) -> None:
+    async def resign(self, interaction: discord.Interaction,
+                     seat: app_commands.Range[int, 1, 4] | None = None) -> None:
+        """``seat``: for a grown-up holding several seats (their own, a child's)."""
         async with refusals(interaction, "/sequence resign"):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.manager.resign(table.game_id, interaction.user.id)
+            await self.manager.resign(table.game_id, interaction.user.id,
+                                      None if seat is None else seat - 1)
             await done(interaction, "reply.resigned")
 
     @app_commands.command(name=L("cmd.end.name"), description=L("cmd.end.description"))

@@ -162,7 +162,7 @@ class Announcer:
             self._manager.get(event.game_id)
         except Refusal:
             return  # the game ended while this was waiting its turn: no hand to show now
-        await self._dms.deliver_hand(event.table, event.user_id, event.observation)
+        await self._dms.deliver_hand(event.table, event.seat, event.observation)
 
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:
@@ -174,8 +174,11 @@ class Announcer:
 
     async def turn_reminder(self, event: TurnReminder) -> None:
         lang = self._prefs.guild_lang(event.table.guild_id)
-        await self._posts.post(event.table, content=t("timer.reminder", lang,
-                                                      mention=f"<@{event.user_id}>"))
+        seat = event.table.seats[event.seat]
+        words = (t("timer.reminder.child", lang, mention=f"<@{event.user_id}>", name=seat.name)
+                 if seat.is_child else
+                 t("timer.reminder", lang, mention=f"<@{event.user_id}>"))
+        await self._posts.post(event.table, content=words)
 
     async def turn_timed_out(self, event: TurnTimedOut) -> None:
         if event.outcome == "seat_freed":

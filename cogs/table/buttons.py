@@ -29,8 +29,14 @@ class Clicks(Protocol):
 
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None: ...
 
-    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
-                         ) -> None: ...
+    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str,
+                         seat: int | None = None) -> None: ...
+
+    async def child_named(self, interaction: discord.Interaction, game_id: int, name: str
+                          ) -> None: ...
+
+    async def remove_child(self, interaction: discord.Interaction, game_id: int, seat: int
+                           ) -> None: ...
 
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None: ...
@@ -62,14 +68,19 @@ def clicks_of(interaction: discord.Interaction) -> Clicks:
 
 LOBBY = r"seq:lobby:(?P<game>\d+):(?P<what>[a-z-]+)"
 HAND = r"seq:hand:(?P<game>\d+)"
-CARD = r"seq:card:(?P<game>\d+):(?P<card>[a-z]+)"
+# the seat is in every hand drawn since family seats (one account may hold several hands);
+# hands drawn before carry none, and act for the clicker's own seat
+CARD = r"seq:card:(?P<game>\d+):(?:(?P<seat>\d):)?(?P<card>[a-z]+)"
 PLAY = r"seq:play:(?P<game>\d+):(?P<ply>\d+):(?P<action>[A-Za-z0-9@:]+)"
 SPACES = r"seq:spaces:(?P<game>\d+):(?P<ply>\d+):(?P<part>\d+)"
 ROLL = r"seq:roll:(?P<game>\d+):(?P<ply>\d+)"
 REMATCH_OPTIONS = r"seq:rematch:(?P<game>kids|dice):(?P<options>[a-z0-9_=,]*)"
 REMATCH_AGAIN = r"seq:rematch:again:(?P<game>\d+)"
+UNSEAT = r"seq:unseat:(?P<game>\d+):(?P<seat>\d)"
+CHILD_MODAL = re.compile(r"seq:child:(?P<game>\d+)")
+CHILD_NAME = "name"  # the modal's text input
 TEMPLATES = tuple(re.compile(p) for p in (LOBBY, HAND, CARD, PLAY, SPACES, ROLL,
-                                          REMATCH_OPTIONS, REMATCH_AGAIN))
+                                          REMATCH_OPTIONS, REMATCH_AGAIN, UNSEAT))
 
 
 def understood(custom_id: str) -> bool:
@@ -115,22 +126,64 @@ class HandButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=HAND):
 
 
 class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CARD):
-    """A card of a Kids hand: click it to see where it can go."""
+    """A card of a Kids hand (of one seat): click it to see where it can go."""
 
     def __init__(self, game_id: int, card: str, label: str = "?", dead: bool = False,
-                 emoji: str | None = None) -> None:
+                 emoji: str | None = None, seat: int | None = None) -> None:
         style = discord.ButtonStyle.danger if dead else discord.ButtonStyle.primary
+        where = f"{game_id}:{seat}" if seat is not None else f"{game_id}"
         super().__init__(discord.ui.Button(label=label, style=style, emoji=emoji,
-                                           custom_id=f"seq:card:{game_id}:{card}"))
-        self.game_id, self.card = game_id, card
+                                           custom_id=f"seq:card:{where}:{card}"))
+        self.game_id, self.card, self.seat = game_id, card, seat
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
                              match: re.Match[str]) -> CardButton:
-        return cls(int(match["game"]), match["card"])
+        seat = match["seat"]
+        return cls(int(match["game"]), match["card"], seat=int(seat) if seat else None)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicks_of(interaction).card_click(interaction, self.game_id, self.card)
+        await clicks_of(interaction).card_click(interaction, self.game_id, self.card,
+                                                self.seat)
+
+
+class UnseatButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=UNSEAT):
+    """In a lobby: take a child's seat away again (its grown-up, the host or a moderator)."""
+
+    def __init__(self, game_id: int, seat: int, label: str = "?") -> None:
+        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary,
+                                           emoji="\u2716", row=2,
+                                           custom_id=f"seq:unseat:{game_id}:{seat}"))
+        self.game_id, self.seat = game_id, seat
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> UnseatButton:
+        return cls(int(match["game"]), int(match["seat"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await clicks_of(interaction).remove_child(interaction, self.game_id, self.seat)
+
+
+async def modal_submitted(interaction: discord.Interaction) -> bool:
+    """A submitted "Add a child" form, handed to the clicks; False for anything else.
+
+    The form is answered here, from its custom_id and value alone, not by a
+    ``discord.ui.Modal`` kept in this process's memory: so a form opened before a restart
+    (or in another process) still works."""
+    if interaction.type is not discord.InteractionType.modal_submit:
+        return False
+    data: dict[str, Any] = dict(interaction.data or {})
+    match = CHILD_MODAL.fullmatch(str(data.get("custom_id") or ""))
+    if match is None:
+        return False
+    values = {str(c.get("custom_id")): str(c.get("value") or "")
+              for row in data.get("components") or []
+              for c in ([row.get("component")] if row.get("component") else
+                        row.get("components") or [])}
+    await clicks_of(interaction).child_named(interaction, int(match["game"]),
+                                             values.get(CHILD_NAME, ""))
+    return True
 
 
 class PlayButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=PLAY):
@@ -258,4 +311,4 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REM
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton, HandButton, CardButton, PlayButton, PlaySelect, RollButton, SameSeatsRematch,
-    RematchButton)
+    RematchButton, UnseatButton)

@@ -44,15 +44,18 @@ class TableClicks:
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction, game: str,
-                         options: dict[str, Any], *, on_leave: str = "skip") -> None:
+                         options: dict[str, Any], *, on_leave: str = "skip",
+                         turn_timer: float | None = None, family_seats: bool = True) -> None:
         """Create a lobby; the reply is the lobby message, kept up to date from then on.
-        ``on_leave``: the host's choice for a seat whose player leaves (computer or skip)."""
+        ``on_leave``: the host's choice for a seat whose player leaves (computer or skip);
+        ``turn_timer``: seconds per turn for this game (0: none; None: the server's)."""
         user = interaction.user
         await interaction.response.defer(thinking=True)
         async with _placeholder_gone_on_refusal(interaction):
             table = await self._manager.create_lobby(
                 game, options, Player(user.id, user.display_name), interaction.guild_id,
-                interaction.channel_id or 0, on_leave=on_leave)
+                interaction.channel_id or 0, on_leave=on_leave, turn_timer=turn_timer,
+                family_seats=family_seats)
         await self._show_new_lobby(interaction, table)
         if table.game == "kids" and not await self._dms.check(table, user.id,
                                                               speaker_lang(interaction)):
@@ -72,8 +75,44 @@ class TableClicks:
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
+            if what == "child":  # the answer to this click is the form asking for the name
+                if not table.family_seats:
+                    raise refusal("family_seats_off")
+                await interaction.response.send_modal(
+                    messages.child_modal(game_id, speaker_lang(interaction)))
+                return
             await interaction.response.defer()
             await self.lobby_action(interaction, table.channel_id, what)
+
+    async def child_named(self, interaction: discord.Interaction, game_id: int, name: str
+                          ) -> None:
+        """The "Add a child" form came back: a seat for the child, held by the account that
+        filled it in."""
+        async with refusals(interaction, "add a child"):
+            table = self._manager.get(game_id)
+            if table.status != "lobby":
+                raise refusal("game_started")
+            user = interaction.user
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            table = await self._manager.add_child(
+                table.channel_id, Player(user.id, user.display_name), name)
+            lang = speaker_lang(interaction)
+            child = table.seats[-1].name
+            await reply(interaction, t("reply.child_added", lang, name=child))
+            if not await self._dms.check(table, user.id, lang):
+                await reply(interaction, t("dm.closed.reply", lang))
+
+    async def remove_child(self, interaction: discord.Interaction, game_id: int, seat: int
+                           ) -> None:
+        async with refusals(interaction, "remove a child"):
+            table = self._manager.get(game_id)
+            if table.status != "lobby":
+                raise refusal("game_started")
+            if not (0 <= seat < len(table.seats) and table.seats[seat].is_child):
+                raise refusal("no_such_seat")
+            await interaction.response.defer()
+            await self._manager.remove_seat(table.channel_id, interaction.user.id, seat,
+                                            is_moderator=is_moderator(interaction))
 
     async def lobby_action(self, interaction: discord.Interaction, channel_id: int, what: str
                            ) -> None:
@@ -106,20 +145,28 @@ class TableClicks:
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
         async with refusals(interaction, "hand"):
             table = self._manager.get(game_id)
-            if self._manager.seat_of(game_id, interaction.user.id) is None:
+            held = table.held_seats(interaction.user.id)
+            if not held:
                 raise refusal("not_a_player")
             await interaction.response.defer(ephemeral=True, thinking=True)
-            obs = self._manager.observation_for(game_id, interaction.user.id)
-            payload = await hand_payload(self._bot, table, obs, speaker_lang(interaction))
-            await interaction.followup.send(ephemeral=True, **payload)
+            for seat in held:  # a grown-up holding a child's seat sees each hand, labelled
+                obs = self._manager.seat_observation(game_id, seat)
+                payload = await hand_payload(self._bot, table, obs, speaker_lang(interaction))
+                await interaction.followup.send(ephemeral=True, **payload)
 
-    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
-                         ) -> None:
+    async def card_click(self, interaction: discord.Interaction, game_id: int, card: str,
+                         seat: int | None = None) -> None:
+        """A card of one seat's hand (``seat``; hands drawn before family seats name none:
+        the clicker's own)."""
         async with refusals(interaction, "card button"):
             table = self._seat_or_refuse(game_id, interaction.user.id)
+            if seat is None:
+                seat = table.seat_of(interaction.user.id)
+            if seat is None or seat not in table.held_seats(interaction.user.id):
+                raise refusal("not_your_seat")  # a stranger's click, or a forged id
             lang = speaker_lang(interaction)
-            obs = self._manager.observation_for(game_id, interaction.user.id)
-            if table.turn != obs.get("seat"):
+            obs = self._manager.seat_observation(game_id, seat)
+            if table.turn != seat:
                 raise refusal("not_your_turn")
             if card not in (obs.get("hand") or []):
                 raise refusal("card_not_in_hand")
@@ -206,7 +253,8 @@ class TableClicks:
             if interaction.user.id not in {s.user_id for s in record.seats}:
                 raise Refusal("rematch_not_a_player", "Only the players can start a rematch.")
             seats = [s for s in record.seats if not s.left]
-            people = [s for s in seats if s.user_id is not None and s.level is None]
+            people = [s for s in seats if s.user_id is not None and s.level is None
+                      and not s.is_child]
             if len(seats) < 2 or not people:
                 raise Refusal("rematch_too_few", "Too few players are left for a rematch.")
             host = people[0]
@@ -216,7 +264,8 @@ class TableClicks:
             async with _placeholder_gone_on_refusal(interaction):
                 table = await self._manager.create_lobby(
                     record.kind, dict(record.options), Player(host_id, host.name),
-                    record.guild_id, channel_id, on_leave=record.on_leave)
+                    record.guild_id, channel_id, on_leave=record.on_leave,
+                    turn_timer=record.turn_timer, family_seats=record.family_seats)
             # Seat everyone before the lobby is shown, so it never shows a half-filled table
             self._posts.hold_lobby(table.game_id)
             try:
@@ -225,6 +274,9 @@ class TableClicks:
                         if seat.level is not None or seat.user_id is None:
                             await self._manager.add_computer(channel_id, host_id,
                                                              seat.level or "medium")
+                        elif seat.guardian is not None:  # a child, held by the same grown-up
+                            await self._manager.add_child(
+                                channel_id, Player(seat.user_id, seat.guardian), seat.name)
                         else:
                             await self._manager.join(channel_id, Player(seat.user_id, seat.name))
                     except Refusal as exc:
@@ -236,6 +288,12 @@ class TableClicks:
             table = self._manager.get(table.game_id)
             await self._show_new_lobby(interaction, table, t(
                 "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
+
+
+def is_moderator(interaction: discord.Interaction) -> bool:
+    """Manage Channels or Manage Server: may end games and remove seats that are not theirs."""
+    perms = interaction.permissions
+    return perms.manage_channels or perms.manage_guild
 
 
 @contextlib.asynccontextmanager

@@ -45,7 +45,7 @@ class DirectMessages:
         self.clock = clock
         self._closed: dict[int, float] = {}  # user -> when a DM to them was refused
         self._open: set[int] = set()  # users a DM reached
-        self._warned: set[tuple[int, int]] = set()  # (game, user) told that DMs are closed
+        self._warned: set[tuple[int, int]] = set()  # (game, seat) told that DMs are closed
         self._retries: set[asyncio.Task[None]] = set()
 
     def forget(self, game_id: int) -> None:
@@ -101,13 +101,17 @@ class DirectMessages:
             place=where(self._bot, table, lang)))
         return not self.closed(user_id)
 
-    async def deliver_hand(self, table: TableView, user_id: int,
+    async def deliver_hand(self, table: TableView, seat: int,
                            obs: Observation | None = None, *, retry: bool = True) -> None:
-        """The hand by DM (``obs``: the seat's view to show, default as it is now); if DMs
-        are closed, the channel hears so once per game (without the hand)."""
+        """One seat's hand by DM to the account that plays it (a child's to its grown-up,
+        one message per seat); ``obs``: the seat's view to show, default as it is now. If
+        DMs are closed, the channel hears so once per game and seat (without the hand)."""
+        user_id = table.seats[seat].user_id
+        if user_id is None:
+            return
         lang = self._prefs.user_lang(user_id, table.guild_id)
         if obs is None:
-            obs = self._manager.observation_for(table.game_id, user_id)
+            obs = self._manager.seat_observation(table.game_id, seat)
         payload = await hand_payload(self._bot, table, obs, lang)
         if await self.send(user_id, **payload):
             return
@@ -116,25 +120,28 @@ class DirectMessages:
             # more a little later with the hand as it is then; never a loop. The hand is
             # always there behind "My hand" and /sequence hand meanwhile.
             if retry:
-                self._later(self._deliver_later(table.game_id, user_id))
+                self._later(self._deliver_later(table.game_id, seat))
             return
-        if (table.game_id, user_id) in self._warned:
+        if (table.game_id, seat) in self._warned:
             return
-        self._warned.add((table.game_id, user_id))
+        self._warned.add((table.game_id, seat))
         glang = self._prefs.guild_lang(table.guild_id)
-        await self._posts.post(table, content=t("dm.closed", glang, mention=f"<@{user_id}>"))
+        child = table.seats[seat]
+        note = (t("dm.closed.child", glang, mention=f"<@{user_id}>", name=child.name)
+                if child.is_child else t("dm.closed", glang, mention=f"<@{user_id}>"))
+        await self._posts.post(table, content=note)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
         self._retries.add(task)
         task.add_done_callback(self._retries.discard)
 
-    async def _deliver_later(self, game_id: int, user_id: int) -> None:
+    async def _deliver_later(self, game_id: int, seat: int) -> None:
         await asyncio.sleep(RETRY_AFTER)
         try:
             table = self._manager.get(game_id)
             if table.status == "playing":
-                await self.deliver_hand(table, user_id, retry=False)
+                await self.deliver_hand(table, seat, retry=False)
         except Refusal:
             pass  # the game ended meanwhile: no hand to show
         except Exception:

@@ -32,7 +32,7 @@ async def hand_payload(bot: discord.Client, table: TableView, obs: Observation, 
     if table.game != "kids":
         return {"content": t("hand.none", lang)}
     place = where(bot, table, lang)
-    payload: dict[str, Any] = {"content": messages.hand_text(table, lang, place),
+    payload: dict[str, Any] = {"content": messages.hand_text(table, obs, lang, place),
                                "view": messages.hand_view(table, obs, lang)}
     caption = t("hand.caption", lang, game=messages.game_name(table, lang), place=place)
     picture = await hand_file(obs, caption, messages.hand_cards(obs, lang), lang,

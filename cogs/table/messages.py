@@ -12,13 +12,23 @@ from typing import Any
 
 import discord
 
-from engine.manager import GameOver, Moved, TableView
+from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, TableView
 from engine.observation import Observation
 from render.emoji import CARD_EMOJI, number_emoji
+from render.palette import chip_style
 
 from ..i18n import card as card_name
 from ..i18n import t
-from .buttons import CardButton, HandButton, LobbyButton, PlayButton, PlaySelect, RollButton
+from .buttons import (
+    CHILD_NAME,
+    CardButton,
+    HandButton,
+    LobbyButton,
+    PlayButton,
+    PlaySelect,
+    RollButton,
+    UnseatButton,
+)
 
 MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
 MAX_MENUS = 5
@@ -53,10 +63,12 @@ def seat_name(table: TableView, seat: int, lang: str) -> str:
 
 
 def mention(table: TableView, seat: int | None, lang: str) -> str:
+    """How a seat is named in the channel: a person by mention (a ping), a computer or a
+    child by name (a child's grown-up is called separately, see ``turn_line``)."""
     if seat is None or seat >= len(table.seats):
         return ""
     s = table.seats[seat]
-    if s.is_computer or s.user_id is None:
+    if s.is_computer or s.is_child or s.user_id is None:
         return f"**{seat_names(table, lang)[seat]}**"
     return f"<@{s.user_id}>"
 
@@ -92,9 +104,13 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
     if opts.get("teams"):
         lines.append(t("lobby.teams", lang, teams=t("word.yes", lang)))
     lines.append(t("lobby.on_leave", lang, what=t(f"choice.on_leave.{table.on_leave}", lang)))
+    if table.game == "kids" and not table.family_seats:
+        lines.append(t("lobby.family.off", lang))
+    lines += family_lines(table, lang)
     names = seat_names(table, lang)
-    seats = [t("lobby.seat", lang, n=i + 1, name=name) +
-             (" " + t("lobby.host", lang) if s.user_id == table.host_id else "")
+    seats = [t("lobby.seat", lang, n=i + 1, name=lobby_name(s, name, lang)) +
+             (" " + t("lobby.host", lang) if s.user_id == table.host_id and not s.is_child
+              else "")
              for i, (s, name) in enumerate(zip(table.seats, names, strict=True))]
     seats += [t("lobby.open", lang, n=n + 1) for n in range(len(table.seats), 4)]
     embed.description = "\n".join(lines) if lines else None
@@ -103,7 +119,10 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
         key = "lobby.started" if table.status in ("playing", "finished") else "lobby.cancelled"
         embed.set_footer(text=footer or t(key, lang))
         return embed, None
-    embed.set_footer(text=footer or t("lobby.help", lang))
+    help_line = t("lobby.help", lang)
+    if family_seats_open(table):
+        help_line += "\n" + t("lobby.family.help", lang)
+    embed.set_footer(text=footer or help_line)
     view = discord.ui.View(timeout=None)
     gid = table.game_id
     blue, grey = discord.ButtonStyle.primary, discord.ButtonStyle.secondary
@@ -116,7 +135,47 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
     for level in ("easy", "medium", "hard"):
         view.add_item(LobbyButton(gid, f"cpu-{level}", t(
             "button.computer", lang, level=t(f"level.{level}", lang)), grey, 1))
+    if family_seats_open(table):
+        view.add_item(LobbyButton(gid, "child", t("button.add_child", lang), blue, 1))
+        for s in table.seats:
+            if s.is_child:
+                view.add_item(UnseatButton(gid, s.index, t("button.remove_child", lang,
+                                                           name=s.name)[:80]))
     return embed, stopped(view)
+
+
+def family_seats_open(table: TableView) -> bool:
+    """Whether grown-ups may add a child's seat now (Kids only: Dice has no hands to hold,
+    and a child plays it at the grown-up's side anyway)."""
+    return table.game == "kids" and table.family_seats and len(table.seats) < 4
+
+
+def lobby_name(seat: Seat, name: str, lang: str) -> str:
+    """"Emma (with Mum)" for a child's seat; the name for anyone else."""
+    if seat.is_child:
+        return t("lobby.child_seat", lang, name=name, grown_up=seat.guardian)
+    return name
+
+
+def family_lines(table: TableView, lang: str) -> list[str]:
+    """Fair play is visible: who plays for which children, and whether one account holds
+    seats on different sides, so sees those hands ("Mum plays for Emma and for
+    themselves, and sees all those hands")."""
+    lines = []
+    for user in dict.fromkeys(s.user_id for s in table.seats if s.is_child):
+        held = [s for s in table.seats if s.user_id == user and s.level is None]
+        children = [s for s in held if s.is_child]
+        own_seat = len(held) > len(children)
+        sides = {_side(table, s.index) for s in held}
+        key = "lobby.family.both" if own_seat and len(sides) > 1 else "lobby.family.children"
+        names = f" {t('word.and', lang)} ".join(c.name for c in children)
+        lines.append(t(key, lang, grown_up=children[0].guardian, children=names))
+    return lines
+
+
+def _side(table: TableView, seat: int) -> int:
+    """The side a seat plays for: teams are seated alternately (0 and 2 against 1 and 3)."""
+    return seat % 2 if table.options.get("teams") else seat
 
 
 # ---------------------------------------------------------------------- the table's lines
@@ -161,7 +220,10 @@ def turn_line(table: TableView, lang: str) -> str:
     seat = table.seats[table.turn]
     if seat.is_computer:
         return t("turn.computer", lang, name=seat_name(table, table.turn, lang))
-    line = t("turn.mention", lang, mention=mention(table, table.turn, lang))
+    if seat.is_child:  # the child's name, and a ping for the grown-up who holds the seat
+        line = t("turn.child", lang, name=seat.name, mention=f"<@{seat.user_id}>")
+    else:
+        line = t("turn.mention", lang, mention=mention(table, table.turn, lang))
     if table.turn_deadline is not None:
         # Discord shows <t:...:R> as "in 2 minutes" in each reader's own clock
         line += " " + t("timer.deadline", lang, when=f"<t:{int(table.turn_deadline)}:R>")
@@ -328,11 +390,30 @@ def _card_emoji(action: str) -> str | None:
     return CARD_EMOJI.get(kind[5:] if kind.startswith("dead:") else kind)
 
 
-def hand_text(table: TableView, lang: str, where: str) -> str:
-    """The words over a hand: which game, where, and how to play it. They hold whoever's
-    turn it is, so a hand in the DMs never goes stale between two moves."""
-    return "\n".join([t("hand.dm", lang, game=game_name(table, lang), place=where),
-                      t("hand.turn", lang)])
+def hand_text(table: TableView, obs: Observation, lang: str, where: str) -> str:
+    """The words over a hand: whose cards (when one account holds several hands), which
+    game, where, and how to play it. They hold whoever's turn it is, so a hand in the DMs
+    never goes stale between two moves."""
+    lines = [t("hand.dm", lang, game=game_name(table, lang), place=where), t("hand.turn", lang)]
+    seat = obs.get("seat")
+    if seat is not None and labelled(table, seat):
+        lines.insert(0, seat_heading(table, obs, seat, lang))
+    return "\n".join(lines)
+
+
+def labelled(table: TableView, seat: int) -> bool:
+    """A hand is headed with its seat when it is a child's or its account holds several."""
+    s = table.seats[seat]
+    return s.is_child or (s.user_id is not None and len(table.held_seats(s.user_id)) > 1)
+
+
+def seat_heading(table: TableView, obs: Observation, seat: int, lang: str) -> str:
+    """"Emma's cards - blue, square": the seat's name, chip colour and chip mark."""
+    colours = obs.get("colours") or []
+    side_of = obs.get("side_of_seat") or []
+    colour = colours[side_of[seat]] if seat < len(side_of) else ""
+    return t("hand.for_seat", lang, name=table.seats[seat].name, colour=t(f"colour.{colour}",
+             lang), mark=t(f"alt.mark.{chip_style(colour).mark}", lang))
 
 
 def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
@@ -341,10 +422,24 @@ def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
     dead = set(obs.get("dead") or [])
     for card in dict.fromkeys(obs.get("hand") or []):
         view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead,
-                                 emoji=CARD_EMOJI.get(card)))
+                                 emoji=CARD_EMOJI.get(card), seat=obs.get("seat")))
     return stopped(view)
 
 
 def hand_cards(obs: Observation, lang: str) -> str:
     """The hand in words: the alt text of its picture, and how recovery recognises it."""
     return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])
+
+
+def child_modal(game_id: int, lang: str) -> discord.ui.Modal:
+    """The "Add a child" form: one short text, the child's name (1 to 20 letters).
+
+    Stopped before it is sent: its answer is read from the submitted custom_id and value
+    (``cogs.table.buttons.modal_submitted``), so it needs no memory in this process."""
+    modal = discord.ui.Modal(title=t("modal.child.title", lang)[:45],
+                             custom_id=f"seq:child:{game_id}", timeout=None)
+    modal.add_item(discord.ui.TextInput(
+        label=t("modal.child.label", lang)[:45], custom_id=CHILD_NAME, min_length=1,
+        max_length=MAX_CHILD_NAME, placeholder=t("modal.child.placeholder", lang)[:100]))
+    modal.stop()
+    return modal

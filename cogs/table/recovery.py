@@ -111,7 +111,7 @@ class Recovery:
                 continue
             if self._dms.closed(seat.user_id):
                 continue
-            await self._hand(table, seat.user_id)
+            await self._hand(table, seat.index)
 
     async def _announcements_done(self, game_id: int, timeout: float = 5.0) -> None:
         """Return (without suspending after the last check) once the table is quiet."""
@@ -145,12 +145,20 @@ class Recovery:
             view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang, tidy=False,
             only_if=still_current)
 
-    async def _hand(self, table: TableView, user_id: int) -> None:
+    async def _hand(self, table: TableView, seat: int) -> None:
+        """One seat's hand, unless the newest hand of that seat in the DMs shows it (a
+        grown-up's DMs hold one hand per seat they play)."""
+        user_id = table.seats[seat].user_id
+        assert user_id is not None
         lang = self._prefs.user_lang(user_id, table.guild_id)
-        obs = self._manager.observation_for(table.game_id, user_id)
+        obs = self._manager.seat_observation(table.game_id, seat)
         channel = await self._dms.dm_channel(user_id)
         if channel is None:
             return
-        shown = self._newest_picture(await self._recent(channel), HAND)
+        of_seat = f"seq:card:{table.game_id}:{seat}:"
+        recent = [m for m in await self._recent(channel)
+                  if any((getattr(c, "custom_id", None) or "").startswith(of_seat)
+                         for row in m.components for c in getattr(row, "children", []))]
+        shown = self._newest_picture(recent, HAND)
         if shown != messages.hand_cards(obs, lang):
-            await self._dms.deliver_hand(table, user_id)
+            await self._dms.deliver_hand(table, seat)

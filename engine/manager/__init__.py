@@ -5,7 +5,7 @@ Discord.
 """
 
 from .computer import Hint
-from .core import GameManager
+from .core import MAX_CHILD_NAME, MAX_TURN_TIMER, GameManager
 from .errors import ManagerError
 from .events import (
     COMPUTER_LEVELS,
@@ -30,6 +30,8 @@ from .timers import Clock, ManualClock, SystemClock
 
 __all__ = [
     "COMPUTER_LEVELS",
+    "MAX_CHILD_NAME",
+    "MAX_TURN_TIMER",
     "Clock",
     "Event",
     "GameManager",

@@ -48,6 +48,8 @@ from .timers import Clock, SystemClock
 log = logging.getLogger(__name__)
 
 MAX_SEATS = 4
+MAX_CHILD_NAME = 20
+MAX_TURN_TIMER = 24 * 60 * 60  # seconds: a turn timer of a day at most
 TAKEOVER_LEVEL = "medium"  # the computer player that takes a seat a person left
 SETTINGS = ("locale", "turn_timer", "timeout_action", "absences_to_free", "defaults")
 
@@ -71,6 +73,8 @@ class _Table:
     lobby_deadline: float | None = None
     turn_deadline: float | None = None
     turn_reminded: bool = False
+    turn_timer: float | None = None  # the host's own for this game (0: none); None: server's
+    family_seats: bool = True
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     outbox: deque[Event] = field(default_factory=deque)
     delivering: bool = False
@@ -94,14 +98,17 @@ class _Table:
             lobby_deadline=self.lobby_deadline,
             turn_deadline=self.turn_deadline,
             created_at=self.created_at,
+            turn_timer=self.settings.turn_timer,
+            family_seats=self.family_seats,
         )
 
     def person_seat(self, user_id: int) -> int | None:
-        """The seat a person plays (not left, not handed to a computer)."""
-        for s in self.seats:
-            if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
-                return s.index
-        return None
+        """The seat a person acts for now (not left, not handed to a computer): of the
+        seats they hold (their own and their children's), the one whose turn it is."""
+        return self.view().seat_of(user_id)
+
+    def held_seats(self, user_id: int) -> list[int]:
+        return [s.index for s in self.seats if s.plays_for(user_id)]
 
     def change_seat(self, seat: int, **changes: Any) -> Seat:
         """Replace a seat with a changed copy (seats are frozen: a view already handed out
@@ -226,6 +233,15 @@ class GameManager:
         game = self._game_of(table)
         return game.observation(table.person_seat(user_id))
 
+    def seat_observation(self, game_id: int, seat: int) -> Observation:
+        """What one seat may see (its hand, and its legal actions on its turn): a grown-up
+        holding several seats gets each seat's own view."""
+        table = self._table(game_id)
+        game = self._game_of(table)
+        if not 0 <= seat < len(table.seats):
+            raise refuse("no_such_seat", f"There is no seat {seat + 1}.", seat=seat)
+        return game.observation(seat)
+
     def spectator_observation(self, game_id: int) -> Observation:
         return self._game_of(self._table(game_id)).observation(None)
 
@@ -287,13 +303,21 @@ class GameManager:
         channel_id: int,
         *,
         on_leave: str = "skip",
+        turn_timer: float | None = None,
+        family_seats: bool = True,
     ) -> TableView:
-        """Open a lobby in a channel; the host takes the first seat."""
+        """Open a lobby in a channel; the host takes the first seat. ``turn_timer``: the
+        host's seconds per turn for this game (0: no timer; None: the server's setting);
+        ``family_seats``: whether grown-ups may add children's seats."""
         if on_leave not in ("skip", "computer"):
             raise refuse("bad_setting", "on_leave is skip or computer.", setting="on_leave",
                          value=str(on_leave))
-        settings = (await self.store.games.guild_settings(guild_id) if guild_id is not None
-                    else GuildSettings(0))
+        if turn_timer is not None and not 0 <= turn_timer <= MAX_TURN_TIMER:
+            raise refuse("bad_setting", "A turn timer is 0 (none) to 1440 minutes.",
+                         setting="turn_timer", value=str(turn_timer))
+        settings = _with_timer(
+            await self.store.games.guild_settings(guild_id) if guild_id is not None
+            else GuildSettings(0), turn_timer)
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         # Check the options now (with a seat count they allow), again at start.
         normalise_options(game, 4 if opts.get("teams") else 2, opts)
@@ -306,13 +330,15 @@ class GameManager:
             deadline = now + self.lobby_idle
             game_id = await self.store.games.create_lobby(
                 game, opts, guild_id, channel_id, host.user_id, seats,
-                lobby_deadline=deadline, on_leave=on_leave, now=now)
+                lobby_deadline=deadline, on_leave=on_leave, now=now, turn_timer=turn_timer,
+                family_seats=family_seats)
             if game_id is None:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.")
             table = _Table(
                 id=game_id, kind=game, options=opts, status="lobby", guild_id=guild_id,
                 channel_id=channel_id, host_id=host.user_id, seats=seats, on_leave=on_leave,
-                created_at=now, settings=settings, lobby_deadline=deadline)
+                created_at=now, settings=settings, lobby_deadline=deadline,
+                turn_timer=turn_timer, family_seats=family_seats)
             self._tables[game_id] = table
             self._by_channel[channel_id] = game_id
             table.outbox.append(LobbyChanged(table.view(), "created"))
@@ -323,11 +349,38 @@ class GameManager:
         table = self._lobby(channel_id)
         async with table.lock:
             self._check_lobby(table)
-            if any(s.user_id == player.user_id and s.level is None for s in table.seats):
+            if any(s.user_id == player.user_id and s.level is None and not s.is_child
+                   for s in table.seats):
                 raise refuse("already_joined", "You are already in this lobby.")
             self._check_room(table)
             table.seats.append(Seat(len(table.seats), player.user_id, player.name))
             await self._save_lobby(table, "joined")
+        await self._flush(table)
+        return table.view()
+
+    async def add_child(self, channel_id: int, grown_up: Player, name: str) -> TableView:
+        """A family seat: a child without a Discord account plays from ``grown_up``'s
+        account (Discord's accounts are for 13 and over). The grown-up need not have a seat
+        of their own; they act for the child's seat from then on."""
+        table = self._lobby(channel_id)
+        name = " ".join(str(name).split())
+        async with table.lock:
+            self._check_lobby(table)
+            if not table.family_seats:
+                raise refuse("family_seats_off", "The host turned family seats off.")
+            if not name:
+                raise refuse("child_name_empty", "A child's seat needs a name.")
+            if len(name) > MAX_CHILD_NAME:
+                raise refuse("child_name_long", "A child's name is at most 20 letters.",
+                             limit=MAX_CHILD_NAME)
+            if any(s.name.casefold() == name.casefold() for s in table.seats
+                   if s.level is None):
+                raise refuse("child_name_taken", "Someone at this table has that name.",
+                             name=name)
+            self._check_room(table)
+            table.seats.append(Seat(len(table.seats), grown_up.user_id, name,
+                                    guardian=grown_up.name))
+            await self._save_lobby(table, "child_added")
         await self._flush(table)
         return table.view()
 
@@ -353,13 +406,15 @@ class GameManager:
         table = self._lobby(channel_id)
         async with table.lock:
             self._check_lobby(table)
-            seat = table.person_seat(user_id)
-            if seat is None:
+            held = table.held_seats(user_id)
+            if not held:
                 raise refuse("not_in_lobby", "You are not in this lobby.")
             if user_id == table.host_id:
                 await self._cancel_lobby(table, "host_left")
             else:
-                del table.seats[seat]
+                # a grown-up who leaves takes their children's seats along: nobody would
+                # play them
+                table.seats[:] = [s for s in table.seats if s.index not in held]
                 self._renumber(table)
                 await self._save_lobby(table, "left")
         await self._flush(table)
@@ -379,7 +434,9 @@ class GameManager:
         async with table.lock:
             if table.status not in ("lobby", "playing"):
                 raise refuse("no_lobby", "There is no lobby in this channel.")
-            if user_id != table.host_id and not is_moderator:
+            own_child = (table.status == "lobby" and 0 <= seat < len(table.seats)
+                         and table.seats[seat].is_child and table.seats[seat].user_id == user_id)
+            if user_id != table.host_id and not is_moderator and not own_child:
                 raise refuse("not_host", "Only the host or a moderator can remove a seat.")
             if table.status == "lobby":
                 if not 0 < seat < len(table.seats):
@@ -480,25 +537,33 @@ class GameManager:
         await self._flush(table)
         return moved
 
-    async def resign(self, game_id: int, user_id: int) -> TableView:
-        """Give up, in turn or out of turn: the seat is skipped from now on."""
-        return await self._quit(game_id, user_id, hand_over=False, change="resigned")
+    async def resign(self, game_id: int, user_id: int, seat: int | None = None) -> TableView:
+        """Give up, in turn or out of turn: the seat is skipped from now on. A grown-up
+        holding several seats says which (``seat``); the one seat held needs no saying."""
+        return await self._quit(game_id, user_id, seat, hand_over=False, change="resigned")
 
-    async def leave_game(self, game_id: int, user_id: int) -> TableView:
+    async def leave_game(self, game_id: int, user_id: int, seat: int | None = None
+                         ) -> TableView:
         """Leave mid-game: skipped like a resignation, or, if the lobby chose
         ``on_leave="computer"``, a computer player takes the seat and plays on."""
         table = self._table(game_id)
-        return await self._quit(game_id, user_id, hand_over=table.on_leave == "computer",
-                                change="left")
+        return await self._quit(game_id, user_id, seat,
+                                hand_over=table.on_leave == "computer", change="left")
 
-    async def _quit(self, game_id: int, user_id: int, *, hand_over: bool,
+    async def _quit(self, game_id: int, user_id: int, seat: int | None, *, hand_over: bool,
                     change: str) -> TableView:
         table = self._table(game_id)
         async with table.lock:
             self._game_of(table)
-            seat = table.person_seat(user_id)
-            if seat is None:
+            held = table.held_seats(user_id)
+            if not held or (seat is not None and seat not in held):
                 raise refuse("not_a_player", "You are not playing in this game.")
+            if seat is None:
+                if len(held) > 1:
+                    raise refuse("which_seat", "You hold several seats: say which.",
+                                 seats=", ".join(f"{i + 1} ({table.seats[i].name})"
+                                                 for i in held))
+                seat = held[0]
             await self._free_seat(table, seat, hand_over=hand_over, change=change)
             await self._settle_forced(table)
         self._kick(table)
@@ -902,18 +967,20 @@ class GameManager:
             side = game.side_of[s.index]
             outcome = ("draw" if game.draw else "win" if side == game.winner else "loss")
             out.append(ResultRecord(s.index, s.user_id, s.level, s.name, side, outcome,
-                                    s.resigned or s.left))
+                                    s.resigned or s.left, guardian=s.guardian))
         return out
 
     async def _restore(self, rec: GameRecord) -> _Table:
-        settings = (await self.store.games.guild_settings(rec.guild_id) if rec.guild_id is not None
-                    else GuildSettings(0))
+        settings = _with_timer(
+            await self.store.games.guild_settings(rec.guild_id) if rec.guild_id is not None
+            else GuildSettings(0), rec.turn_timer)
         table = _Table(
             id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
             guild_id=rec.guild_id, channel_id=rec.channel_id, host_id=rec.host_id,
             seats=rec.seats, on_leave=rec.on_leave, created_at=rec.created_at,
             settings=settings, lobby_deadline=rec.lobby_deadline,
-            turn_deadline=rec.turn_deadline, turn_reminded=rec.turn_reminded)
+            turn_deadline=rec.turn_deadline, turn_reminded=rec.turn_reminded,
+            turn_timer=rec.turn_timer, family_seats=rec.family_seats)
         if rec.status == "playing":
             table.game = self._check_snapshot(rec)
             if table.game.to_dict() != rec.snapshot:
@@ -935,6 +1002,14 @@ class GameManager:
                   "snapshot at %s); restoring from the log", rec.id, len(rec.actions),
                   len(rec.snapshot["history"]) if rec.snapshot else "none")
         return replayed
+
+
+def _with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSettings:
+    """The server's settings with this game's own turn timer, if the host set one
+    (0: none)."""
+    if turn_timer is None:
+        return settings
+    return replace(settings, turn_timer=turn_timer or None)
 
 
 def _applying(action: str) -> Callable[[Game], None]:

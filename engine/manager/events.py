@@ -42,13 +42,23 @@ class TableView:
     lobby_deadline: float | None
     turn_deadline: float | None
     created_at: float
+    turn_timer: float | None = None  # seconds per turn in this game (None: no timer)
+    family_seats: bool = True  # grown-ups may add children's seats
+
+    def held_seats(self, user_id: int) -> list[int]:
+        """The seats ``user_id`` plays now: their own and any child's they hold."""
+        return [s.index for s in self.seats if s.plays_for(user_id)]
 
     def seat_of(self, user_id: int) -> int | None:
-        """The seat of a person still playing, or None."""
-        for s in self.seats:
-            if s.user_id == user_id and s.level is None and not s.left and not s.resigned:
-                return s.index
-        return None
+        """The seat ``user_id`` acts for now: of the seats they hold, the one whose turn it
+        is, else their own, else a child's; None if they hold none."""
+        held = self.held_seats(user_id)
+        if not held:
+            return None
+        if self.turn in held:
+            return self.turn
+        own = [i for i in held if not self.seats[i].is_child]
+        return own[0] if own else held[0]
 
 
 @dataclass(frozen=True)

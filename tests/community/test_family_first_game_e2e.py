@@ -15,7 +15,7 @@ from tests.e2e.conftest import World
 from tests.e2e.people import boards, choose_first, final_board, latest_hand
 from tests.fakediscord import FakeMessage, Person
 
-CARD_ID = re.compile(r"seq:card:\d+:(?P<card>[a-z]+)")
+CARD_ID = re.compile(r"seq:card:\d+:(?:\d:)?(?P<card>[a-z]+)")
 
 
 def emoji_of(component: dict) -> str | None:  # type: ignore[type-arg]

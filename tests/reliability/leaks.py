@@ -102,8 +102,9 @@ def find_leaks(fake: RecordingDiscord, database: Path, log_text: str = "",
         cards: dict[int, set[str]] = {}
         for custom_id in seen.custom_ids:
             if custom_id.startswith("seq:card:"):
-                _, _, gid, card = custom_id.split(":", 3)
-                cards.setdefault(int(gid), set()).add(card)
+                # seq:card:<game>:<seat>:<card> (hands drawn before family seats: no seat)
+                parts = custom_id.split(":")
+                cards.setdefault(int(parts[2]), set()).add(parts[-1])
         for gid, shown in cards.items():
             if seen.audience is None:
                 leaks.append(f"message {seen.message_id} shows card buttons to everyone")

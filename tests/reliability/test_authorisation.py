@@ -89,8 +89,10 @@ async def test_a_card_button_acts_only_for_its_owner(rig: Rig) -> None:
                                    "the mover's hand")
     card = hand.custom_ids()[0]
     before = state(rig)
-    # the other player and a stranger click a copy of the mover's card button
-    await refused(await other.click(copy_of(rig, card), card), "It's not your turn.")
+    # the other player and a stranger click a copy of the mover's card button (it names the
+    # mover's seat, so it is not the other player's either)
+    await refused(await other.click(copy_of(rig, card), card),
+                  "That button belongs to another player.")
     await refused(await rig["Carol"].click(copy_of(rig, card), card),
                   "That button belongs to another player.")
     assert state(rig) == before

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -47,18 +48,24 @@ async def test_a_slow_board_picture_delays_neither_the_ack_nor_another_game(
     rig = two_tables
     a, b = await both_started(rig)
     draw = cogs.table.pictures.board_png
+    # Held until the test lets go, and at least SLOW seconds: how long game B's move takes
+    # on a busy machine does not decide what the test sees.
+    drawn = threading.Event()
 
     def slow_for_alice(obs: dict[str, Any], **kwargs: Any) -> bytes:
         if "Alice" in (kwargs.get("names") or []):
-            time.sleep(SLOW)  # in the worker thread, as Pillow would be
+            drawn.wait(30)  # in the worker thread, as Pillow would be
         return draw(obs, **kwargs)
 
     monkeypatch.setattr(cogs.table.pictures, "board_png", slow_for_alice)
     boards_a = len(board_messages(rig.fake, a.channel_id))
+    started = time.monotonic()
     move_a = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
     await rig.fake.wait_for(lambda: len(rig.games()[a.id].actions) == 1, 5, "A's move commit")
     assert await mover(rig, b).take_turn(rig.games()[b.id]), "game B moves meanwhile"
     assert len(board_messages(rig.fake, a.channel_id)) == boards_a, "A's board still drawing"
+    await asyncio.sleep(max(0.0, SLOW - (time.monotonic() - started)))
+    drawn.set()
     assert await move_a, "A's move was acknowledged in time and then confirmed"
     assert all(i.acknowledged for i in rig.fake.interactions.values())
     await rig.settled(a.channel_id)
@@ -70,17 +77,21 @@ async def test_a_slow_database_write_delays_neither_the_ack_nor_another_game(
     rig = two_tables
     a, b = await both_started(rig)
     record = GameLog.record
+    stalled = asyncio.Event()  # held until the test lets go, and at least SLOW seconds
 
     async def slow_record(self: GameLog, game_id: int, *args: Any, **kwargs: Any) -> Any:
         if game_id == a.id:
-            await asyncio.sleep(SLOW)  # a disk that stalls for this game's commit
+            await asyncio.wait_for(stalled.wait(), 30)  # a disk that stalls for this game
         return await record(self, game_id, *args, **kwargs)
 
     monkeypatch.setattr(GameLog, "record", slow_record)
+    started = time.monotonic()
     move_a = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
     await asyncio.sleep(0.5)
     assert await mover(rig, b).take_turn(rig.games()[b.id]), "game B moves meanwhile"
     assert len(rig.games()[a.id].actions) == 0, "A's move is not committed yet"
+    await asyncio.sleep(max(0.0, SLOW - (time.monotonic() - started)))
+    stalled.set()
     assert await move_a
     assert len(rig.games()[a.id].actions) == 1
     assert all(i.acknowledged for i in rig.fake.interactions.values())

@@ -22,6 +22,16 @@ WINS, LOSSES, DRAWS = _count("win"), _count("loss"), _count("draw")
 # Written out, not through the output aliases: PostgreSQL allows an alias alone in ORDER BY
 # but not inside an expression.
 WIN_RATE = f"(1.0 * {WINS} / COUNT(*))"
+# Who a result row belongs to within an account: the person (guardian NULL) or one of their
+# children by name, so a family's Emma is never merged with her grown-up or another's Emma.
+WHO = "CASE WHEN guardian IS NULL THEN '' ELSE name END"
+
+
+def _whose(child: str | None) -> list[str]:
+    """The WHERE terms for a person's own rows, or their child's (params: user, [name])."""
+    if child is None:
+        return ["user_id = ?", "guardian IS NULL"]
+    return ["user_id = ?", "guardian IS NOT NULL", "name = ?"]
 
 
 class _Record:
@@ -57,10 +67,14 @@ class Stats(_Record):
 
 @dataclass(frozen=True)
 class LeaderRow(_Record):
+    """A person, or a child who plays from a grown-up's account (``guardian``: the
+    grown-up's name; ``user_id`` the grown-up's account)."""
+
     user_id: int
     name: str
     games: int
     wins: int
+    guardian: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,16 +104,18 @@ class Standings:
         self._db = db
 
     async def stats(
-        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None
+        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None,
+        child: str | None = None,
     ) -> Stats:
-        """Games, wins, losses, draws and win rate of a person, per game kind."""
-        where, params = ["user_id = ?"], [user_id]
+        """Games, wins, losses, draws and win rate of a person, per game kind; with
+        ``child``, of that child of theirs (a family seat), kept apart from their own."""
+        where, params = [*_whose(child)], [user_id, *([child] if child else [])]
         if guild_id is not None:
             where.append("guild_id = ?")
             params.append(guild_id)
         if kind is not None:
             where.append("kind = ?")
-            params.append(kind)  # type: ignore[arg-type]
+            params.append(kind)
         rows = await self._db.fetchall(
             f"SELECT kind, COUNT(*), {WINS}, {LOSSES}, {DRAWS}"
             " FROM results WHERE " + " AND ".join(where)
@@ -128,23 +144,25 @@ class Standings:
             params.append(kind)
         params.append(max(1, min(int(limit), 100)))
         rows = await self._db.fetchall(
-            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins"
-            " FROM results WHERE " + " AND ".join(where)
-            + f" GROUP BY user_id ORDER BY wins DESC, {WIN_RATE} DESC,"
+            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins, MAX(guardian)"
+            f" FROM results WHERE " + " AND ".join(where)
+            + f" GROUP BY user_id, {WHO} ORDER BY wins DESC, {WIN_RATE} DESC,"
             " games DESC, user_id LIMIT ?", params)
-        return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
+        return [LeaderRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     async def results_of(
-        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None
+        self, user_id: int, *, guild_id: int | None = None, kind: str | None = None,
+        child: str | None = None,
     ) -> list[ResultLine]:
-        """A person's finished games, newest first (for the current streak and colours)."""
-        where, params = ["user_id = ?"], [user_id]
+        """A person's finished games, newest first (for the current streak and colours);
+        with ``child``, their child's."""
+        where, params = [*_whose(child)], [user_id, *([child] if child else [])]
         if guild_id is not None:
             where.append("guild_id = ?")
             params.append(guild_id)
         if kind is not None:
             where.append("kind = ?")
-            params.append(kind)  # type: ignore[arg-type]
+            params.append(kind)
         rows = await self._db.fetchall(
             "SELECT game_id, kind, side, outcome, finished_at FROM results WHERE "
             + " AND ".join(where) + " ORDER BY finished_at DESC, game_id DESC", params)
@@ -168,12 +186,27 @@ class Standings:
             params.append(kind)
         params += [max(1, int(min_games)), max(1, min(int(limit), 100))]
         rows = await self._db.fetchall(
-            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins"
+            f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins, MAX(guardian)"
             " FROM results WHERE " + " AND ".join(where)
-            + " GROUP BY user_id HAVING COUNT(*) >= ?"
+            + f" GROUP BY user_id, {WHO} HAVING COUNT(*) >= ?"
             f" ORDER BY {WIN_RATE} DESC, wins DESC, games DESC, user_id"
             " LIMIT ?", params)
-        return [LeaderRow(r[0], r[1], r[2], r[3]) for r in rows]
+        return [LeaderRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    async def children_of(self, user_id: int, *, guild_id: int | None = None,
+                          kind: str | None = None) -> list[str]:
+        """The children (family seats) a grown-up played for, by name, with results."""
+        where, params = ["user_id = ?", "guardian IS NOT NULL"], [user_id]
+        if guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(guild_id)
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)  # type: ignore[arg-type]
+        rows = await self._db.fetchall(
+            "SELECT DISTINCT name FROM results WHERE " + " AND ".join(where)
+            + " ORDER BY name", params)
+        return [str(r[0]) for r in rows]
 
     async def computer_standings(
         self, guild_id: int | None, *, kind: str | None = None
