@@ -250,7 +250,15 @@ async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
                     break
                 new = [Table(fake, guild.channel_ids[i], *people[i], think=THINK_S, seed=i)
                        for i in range(len(tables), step)]
-                await asyncio.gather(*(t.open() for t in new))
+                try:
+                    await asyncio.gather(*(t.open() for t in new))
+                except TimeoutError as exc:  # the step fails: say why, keep what passed
+                    print(f"   {name} {step:4d} games: could not open the tables ({exc}); "
+                          f"{fake.rate_limit_hits} 429s so far; the bot's last warnings:",
+                          flush=True)
+                    for line in _warnings(workdir / f"{name}.log")[-8:]:
+                        print(f"      {line}", flush=True)
+                    break
                 tables += new
                 for table in tables:
                     table.timings.clear()
@@ -289,6 +297,14 @@ async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
         finally:
             await bot.stop()
     return out
+
+
+def _warnings(log_file: Path) -> list[str]:
+    try:
+        lines = log_file.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line[:300] for line in lines if " WARNING " in line or " ERROR " in line]
 
 
 def run() -> dict[str, float]:
