@@ -62,7 +62,8 @@ reliability: $(STAMP)
 	$(PY) -m pytest -q -m slow tests/fakediscord tests/reliability -k "not thirty and not thousands"
 	$(PY) -m tools.reliability
 
-# Concurrent games until interaction acks pass p99 1 s (bench/load_bench.py -> latest.json).
+# Games one token carries under Discord's rate limits at a person's pace (acks p99 < 1 s, boards
+# p99 < 2 s), then concurrent games with no limit until acks pass p99 1 s (bench/load_bench.py).
 load: $(STAMP)
 	$(PY) -m bench load
 

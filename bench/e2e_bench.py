@@ -1,4 +1,5 @@
-"""Moves through Discord, end to end: 50 games at once against the fake Discord.
+"""Moves through Discord, end to end: one whole game, and 50 games at once, against the
+fake Discord.
 
 For each move clicked on a DM button, two times from the moment the fake server sends the
 click to the bot: until the bot acknowledges it (``e2e_ack_ms_*``, Discord allows 3 s), and
@@ -11,27 +12,51 @@ Two paces, in the same run: people who look at the board for 1 to 3 s before the
 (``e2e_saturated_*``: an offered load with no ceiling, so its latencies are the bot's
 queue at full CPU, and ``e2e_saturated_moves_per_s`` is the bot's throughput).
 
+What a move costs (issue 19): the requests the fake Discord counted while the games ran,
+divided by the moves the bot committed (rows in its action log): those that count against
+the token's global budget (``*_rate_limited_requests_per_move``) and those on interaction
+endpoints (``*_interaction_requests_per_move``), with a breakdown by route printed. The
+``e2e_game_*`` figures are one whole two-person Kids game played from the DMs, start to
+final board, as a new family would play it; ``e2e_*`` are the 50 games of 12 moves each
+(lobbies included).
+
     python -m bench e2e
+    E2E_BENCH_PYSPY=/tmp/bot.txt python -m bench e2e   # also sample the bot with py-spy
+    E2E_BENCH_PROFILE=/tmp/bot.prof python -m bench e2e   # or run it under cProfile
+
+With ``E2E_BENCH_PYSPY`` each run's bot is sampled (``py-spy record --format raw``) while
+the games run, start-up excluded, into that file with the run's name before the suffix;
+``python -m bench.profile_report FILE`` sums it up by function and by part of the bot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
 import resource
+import shutil
 import signal
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = int(os.environ.get("E2E_BENCH_GAMES", "50"))
 MOVES_PER_GAME = 12
 THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
+ROUTES_SHOWN = 12  # the busiest routes printed for each run
+
+log = logging.getLogger(__name__)
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -39,8 +64,8 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _play(fake, channel_id: int, host, guest, acks: list[float], boards_ms: list[float],
-                think: tuple[float, float] | None) -> None:
+async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[float],
+                boards_ms: list[float], think: tuple[float, float] | None) -> None:
     from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
 
     lobby = await (await host.slash("sequence new", game="kids", channel=channel_id,
@@ -82,55 +107,178 @@ async def _play(fake, channel_id: int, host, guest, acks: list[float], boards_ms
 _rng = random.Random(7)
 
 
-async def _bench(games: int, think: tuple[float, float] | None = THINK_S) -> dict[str, float]:
+@dataclass
+class Cost:
+    """What the bot spent while the games ran: CPU, requests, committed moves."""
+
+    bot_cpu_s: float = 0.0
+    fake_cpu_s: float = 0.0
+    moves: int = 0
+    requests: list[Any] = field(default_factory=list)
+
+    def figures(self, prefix: str) -> dict[str, float]:
+        moves = max(self.moves, 1)
+        limited = sum(1 for r in self.requests if not r.interaction)
+        return {
+            f"{prefix}_committed_moves": float(self.moves),
+            f"{prefix}_rate_limited_requests_per_move": round(limited / moves, 2),
+            f"{prefix}_interaction_requests_per_move":
+                round((len(self.requests) - limited) / moves, 2),
+            # CPU per committed move (lobbies included): the bot process, the fake + people
+            f"{prefix}_bot_cpu_ms_per_move": round(self.bot_cpu_s * 1000 / moves, 1),
+            f"{prefix}_fake_cpu_ms_per_move": round(self.fake_cpu_s * 1000 / moves, 1),
+        }
+
+    def print_routes(self, title: str) -> None:
+        """Requests per committed move by route, the busiest first (rate-limited marked)."""
+        moves = max(self.moves, 1)
+        counts = Counter((r.route, r.interaction) for r in self.requests)
+        print(f"   {title}: requests per committed move by route ({self.moves} moves)")
+        for (route, interaction), n in counts.most_common(ROUTES_SHOWN):
+            kind = "interaction" if interaction else "RATE-LIMITED"
+            print(f"     {n / moves:6.2f}  {kind:12s} {route}", flush=True)
+
+
+@contextlib.asynccontextmanager
+async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str
+                      ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
+    """``python bot.py`` against ``fake`` until the block ends. Yields ``begin``: await it
+    when the measured part starts (the bot is connected and synced by then); CPU and
+    requests are counted from there to the end of the block."""
+    env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
+           "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
+           "DATABASE_PATH": str(db), "LOG_LEVEL": "WARNING", "COMPUTER_DELAY": "0"}
+    profile = os.environ.get("E2E_BENCH_PROFILE")  # a file: cProfile the bot there
+    if profile:
+        profile = _named(profile, name)
+    python = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else [])]
+    bot = await asyncio.create_subprocess_exec(
+        *python, str(ROOT / "bot.py"), cwd=str(ROOT), env=env, stderr=asyncio.subprocess.PIPE)
+    spy: asyncio.subprocess.Process | None = None
+    marks: dict[str, float] = {}
+
+    async def begin() -> None:
+        nonlocal spy
+        await fake.wait_for(lambda: fake.commands.get(guild.id), 60, "command sync")
+        await fake.wait_until_connected(30)
+        spy = await _start_spy(bot.pid, name)
+        marks["requests"] = len(fake.requests)
+        marks["children"] = _cpu(resource.RUSAGE_CHILDREN)
+        marks["self"] = _cpu(resource.RUSAGE_SELF)
+        marks["bot"] = _proc_cpu(bot.pid)
+
+    failed = False
+    try:
+        yield begin
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        if "requests" in marks:
+            cost.requests = list(fake.requests[int(marks["requests"]):])
+            cost.fake_cpu_s = _cpu(resource.RUSAGE_SELF) - marks["self"]
+            # the bot's own clock from /proc while it still runs (py-spy is not counted)
+            cost.bot_cpu_s = _proc_cpu(bot.pid) - marks["bot"]
+        if spy is not None and spy.returncode is None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its samples when interrupted
+            await asyncio.wait_for(spy.wait(), 60)
+        if bot.returncode is None:
+            bot.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(bot.communicate(), 60)
+        if bot.returncode != 0 or failed:
+            print(err.decode()[-3000:], file=sys.stderr)
+        cost.moves = _committed_moves(db)
+
+
+async def _start_spy(pid: int | None, name: str) -> asyncio.subprocess.Process | None:
+    out = os.environ.get("E2E_BENCH_PYSPY")
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not out or pid is None or not Path(spy).exists():
+        return None
+    return await asyncio.create_subprocess_exec(
+        spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "250", "--nonblocking",
+        "--output", _named(out, name), stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL)
+
+
+def _named(path: str, name: str) -> str:
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{name}{p.suffix}"))
+
+
+def _committed_moves(db: Path) -> int:
+    """Rows in the bot's action log: every move it committed (passes and exchanges too)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return int(conn.execute("SELECT count(*) FROM actions").fetchone()[0])
+
+
+def _proc_cpu(pid: int | None) -> float:
+    """User + system CPU seconds of a running process (``/proc/<pid>/stat``)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
+                 name: str = "paced", limits: bool = False) -> tuple[dict[str, float], Cost]:
     from tests.fakediscord import FakeDiscord
 
     acks: list[float] = []
     boards_ms: list[float] = []
+    cost = Cost()
     with tempfile.TemporaryDirectory() as tmp:
-        async with FakeDiscord() as fake:
+        async with FakeDiscord(limits=limits) as fake:
             guild = fake.add_guild("Bench", channels=tuple(f"table-{i}" for i in range(games)))
             pairs = [(fake.add_person(f"H{i}", guild), fake.add_person(f"G{i}", guild))
                      for i in range(games)]
             # The bot runs as its own process (python bot.py), as in production: its CPU is
             # not shared with the fake server and the 100 people driving it.
-            env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
-                   "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
-                   "DATABASE_PATH": str(Path(tmp) / "bench.db"), "LOG_LEVEL": "WARNING",
-                   "COMPUTER_DELAY": "0"}
-            children_before = _cpu(resource.RUSAGE_CHILDREN)
-            self_before = _cpu(resource.RUSAGE_SELF)
-            profile = os.environ.get("E2E_BENCH_PROFILE")  # a file: cProfile the bot there
-            python = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else [])]
-            bot = await asyncio.create_subprocess_exec(
-                *python, str(ROOT / "bot.py"), cwd=str(ROOT), env=env,
-                stderr=asyncio.subprocess.PIPE)
-            try:
-                await fake.wait_for(lambda: fake.commands.get(guild.id), 60, "command sync")
-                await fake.wait_until_connected(30)
+            async with bot_process(fake, guild, Path(tmp) / "bench.db", cost,
+                                   name=name) as begin:
+                await begin()
                 started = time.perf_counter()
                 await asyncio.gather(*(
                     _play(fake, channel, host, guest, acks, boards_ms, think)
                     for channel, (host, guest) in zip(guild.channel_ids, pairs, strict=True)))
                 elapsed = time.perf_counter() - started
-            finally:
-                if bot.returncode is None:
-                    bot.send_signal(signal.SIGTERM)
-                _, err = await asyncio.wait_for(bot.communicate(), 60)
-                if bot.returncode != 0 or sys.exc_info()[0] is not None:
-                    print(err.decode()[-3000:], file=sys.stderr)
-            bot_cpu = _cpu(resource.RUSAGE_CHILDREN) - children_before
-            fake_cpu = _cpu(resource.RUSAGE_SELF) - self_before
     return {
         "e2e_ack_ms_p50": round(statistics.median(acks), 2),
         "e2e_ack_ms_p99": round(_quantile(acks, 0.99), 2),
         "e2e_move_ms_p50": round(statistics.median(boards_ms), 2),
         "e2e_move_ms_p99": round(_quantile(boards_ms, 0.99), 2),
         "e2e_moves_per_s": round(len(boards_ms) / elapsed, 1),
-        # CPU per move (whole run, lobbies included): the bot process, and the fake + people
-        "e2e_bot_cpu_ms_per_move": round(bot_cpu * 1000 / len(boards_ms), 1),
-        "e2e_fake_cpu_ms_per_move": round(fake_cpu * 1000 / len(boards_ms), 1),
-    }
+        **cost.figures("e2e"),
+    }, cost
+
+
+async def _whole_game(*, limits: bool = False) -> Cost:
+    """One two-person Kids game from the lobby to the final board, both playing from their
+    DMs as the e2e tests do (``tests/e2e/people.turn_from_dm``)."""
+    from tests.e2e.people import boards, play_until_over, turn_from_dm
+    from tests.fakediscord import FakeDiscord
+
+    cost = Cost()
+    with tempfile.TemporaryDirectory() as tmp:
+        async with FakeDiscord(limits=limits) as fake:
+            guild = fake.add_guild("Family", channels=("general",))
+            alice, bob = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
+            channel = guild.channel_ids[0]
+            async with bot_process(fake, guild, Path(tmp) / "game.db", cost,
+                                   name="game") as begin:
+                await begin()
+                lobby = await (await alice.slash("sequence new", game="kids", channel=channel,
+                                                 timeout=30)).reply(30)
+                await (await bob.click(lobby, label="Join", timeout=30)).wait_ack(30)
+                await fake.wait_for(lambda: "Bob" in lobby.text, 30, "Bob seated")
+                await (await alice.click(lobby, label="Start", timeout=30)).wait_ack(30)
+                await fake.wait_for(lambda: boards(fake, channel), 30, "the first board")
+                await play_until_over(fake, channel, [alice, bob], turn_from_dm)
+                await asyncio.sleep(0.5)  # the last hands and edits land
+    return cost
 
 
 def _cpu(who: int) -> float:
@@ -139,16 +287,20 @@ def _cpu(who: int) -> float:
 
 
 def run() -> dict[str, float]:
-    """50 games at once at a person's pace (the figures the issue asks for), the same with
-    instant clicks (the bot's ceiling), and one game alone (the floor)."""
+    """One whole game (the issue's measure), 50 games at once at a person's pace, the same
+    with instant clicks (the bot's ceiling), and one game alone (the floor)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
-    paced = asyncio.run(_bench(GAMES))
-    saturated = asyncio.run(_bench(GAMES, think=None))
-    alone = asyncio.run(_bench(1, think=None))
-    return {**paced,
+    game = asyncio.run(_whole_game())
+    game.print_routes("one whole Kids game")
+    paced, paced_cost = asyncio.run(_bench(GAMES))
+    paced_cost.print_routes(f"{GAMES} games at a person's pace")
+    saturated, _ = asyncio.run(_bench(GAMES, think=None, name="saturated"))
+    alone, _ = asyncio.run(_bench(1, think=None, name="alone"))
+    return {**game.figures("e2e_game"), **paced,
             **{k.replace("e2e_", "e2e_saturated_"): v for k, v in saturated.items()},
             **{k.replace("e2e_", "e2e_one_game_"): v for k, v in alone.items()
                if k.endswith(("_p50", "_p99"))}}
+
 
 if __name__ == "__main__":
     for key, value in run().items():

@@ -5,11 +5,19 @@ empty legend panel) and its palette are drawn once per (game, language, cell siz
 rows) and cached. Each move copies it and adds only what changes: the chips, the
 highlights and the legend. The result is mapped to the cached palette and written as a
 palette PNG.
+
+The PNG bytes of the newest positions are kept too (``BOARD_CACHE_SIZE``, keyed by a digest
+of the observation, names, language, highlight and cell size): the same position is drawn
+again after a restart (recovery), by ``/sequence board``, at the end of a game; from the
+cache it costs a digest instead of a drawing and a zlib pass (docs/COST.md).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -218,11 +226,43 @@ def position_canvas(obs: Mapping[str, Any], geo: Geometry, lang: str,
     return canvas
 
 
+BOARD_CACHE_SIZE = 64  # the newest boards, about 45 KiB each: a few MiB at most
+
+_png_lock = threading.Lock()
+_pngs: OrderedDict[bytes, bytes] = OrderedDict()
+
+
 def board_png(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
               highlight: Highlight | None = None, cell: int = DEFAULT_CELL) -> bytes:
     """The board as PNG bytes. ``highlight`` defaults to the observation's last move,
-    removed chip and winning line."""
-    return png_bytes(board_image(obs, names=names, lang=lang, highlight=highlight, cell=cell))
+    removed chip and winning line. A position drawn lately is not drawn again."""
+    key = _board_key(obs, names, lang, highlight, cell)
+    with _png_lock:
+        png = _pngs.get(key)
+        if png is not None:
+            _pngs.move_to_end(key)
+            return png
+    png = png_bytes(board_image(obs, names=names, lang=lang, highlight=highlight, cell=cell))
+    with _png_lock:
+        _pngs[key] = png
+        while len(_pngs) > BOARD_CACHE_SIZE:
+            _pngs.popitem(last=False)
+    return png
+
+
+def clear_board_cache() -> None:
+    """Forget every cached board picture (tests; a font or sprite changed)."""
+    with _png_lock:
+        _pngs.clear()
+
+
+def _board_key(obs: Mapping[str, Any], names: Sequence[str], lang: str,
+               highlight: Highlight | None, cell: int) -> bytes:
+    """A digest of everything the picture depends on. ``default=repr`` keeps any value
+    that JSON cannot hold (a tuple is a list either way) in the key."""
+    text = json.dumps([obs, list(names), lang, repr(highlight), cell], sort_keys=True,
+                      separators=(",", ":"), default=repr)
+    return hashlib.blake2b(text.encode(), digest_size=20).digest()
 
 
 def _frame(canvas: Canvas, geo: Geometry, space: str, outer: pal.RGB,

@@ -8,7 +8,14 @@ without dithering. A palette PNG is about a fifth of the bytes of an RGB one.
 zlib level: measured on a mid-game Kids board (bench/render_bench.py, this machine):
 level 4 5.1 ms / 39.7 KiB, level 5 5.8 ms / 37.8 KiB, level 6 9.4 ms / 35.4 KiB,
 level 9 (what ``optimize=True`` forces) 61 ms / 33 KiB. The pictures are detailed, and
-level 6's longer match search costs 60% more time for 6% fewer bytes, so we use 5.
+level 6's longer match search costs 60% more time for 6% fewer bytes.
+
+Level 2 since issue 19: encoding was a third of the bot's CPU per move (the board, the
+mover's hand and the numbered choice, each once a move; docs/COST.md). Measured on those
+three pictures in one run (``python -m bench cost``): level 5 took 6.3 ms and 71 KiB a
+move, level 2 takes 3.2 ms and 83 KiB (ratio 0.55 in time, +17% in bytes; level 1 saves
+only 0.1 ms more for 5% more bytes). A few KiB more to upload is nothing next to a
+rate-limited request; the CPU is what a busy bot runs out of.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from PIL import Image
 
 from .palette import RGB
 
-COMPRESS_LEVEL = 5
+COMPRESS_LEVEL = 2
 PALETTE_SIZE = 255  # one index left free: the GIF replay uses it for "unchanged"
 
 

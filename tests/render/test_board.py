@@ -108,6 +108,7 @@ def test_same_observation_gives_the_same_bytes_even_after_the_caches_are_rebuilt
     first = render.board_png(obs, names=NAMES[:3], lang="no")
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
     board_module._bases.clear()
+    board_module.clear_board_cache()
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
 
 
@@ -164,10 +165,12 @@ def test_any_names_render_without_crashing(names: list[str]) -> None:
     assert decode(png).size == geometry(obs).size
 
 
-def test_rendering_from_many_threads_gives_the_serial_result() -> None:
+def test_rendering_from_many_threads_gives_the_serial_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     observations = [played(kind, 2, n).observation(None)
                     for kind in ("kids", "dice") for n in (5, 15, 25)]
     board_module._bases.clear()
+    monkeypatch.setattr(board_module, "BOARD_CACHE_SIZE", 0)  # every call really draws
     with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
         parallel = list(pool.map(lambda o: render.board_png(o, names=NAMES), observations * 3))
     serial = [render.board_png(o, names=NAMES) for o in observations] * 3
@@ -183,3 +186,31 @@ def test_the_tile_cache_stays_bounded_as_names_come_and_go(monkeypatch: pytest.M
         render.board_png(obs, names=[f"Guest {n}", f"Visitor {n}"])
     layer = board_module.base_for(geometry(obs), obs["layout"], "en")
     assert len(layer._tiles) <= 50
+
+
+def test_the_same_position_drawn_again_comes_from_the_cache(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    obs = played("kids", 2, 12).observation(None)
+    board_module.clear_board_cache()
+    drawn: list[object] = []
+    real = board_module.board_image
+    monkeypatch.setattr(board_module, "board_image",
+                        lambda *a, **k: drawn.append(a) or real(*a, **k))
+    first = render.board_png(obs, names=NAMES[:2], lang="en")
+    assert render.board_png(dict(obs), names=list(NAMES[:2]), lang="en") == first
+    assert len(drawn) == 1
+    # anything the picture shows makes it another picture
+    render.board_png(obs, names=["Emma", "Kari"], lang="en")
+    render.board_png(obs, names=NAMES[:2], lang="no")
+    render.board_png(obs, names=NAMES[:2], lang="en", highlight=Highlight())
+    render.board_png(played("kids", 2, 13).observation(None), names=NAMES[:2], lang="en")
+    assert len(drawn) == 5
+
+
+def test_the_board_cache_keeps_only_the_newest_positions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(board_module, "BOARD_CACHE_SIZE", 3)
+    board_module.clear_board_cache()
+    for n in range(2, 8):
+        render.board_png(played("kids", 2, n).observation(None), names=NAMES[:2])
+    assert len(board_module._pngs) == 3
