@@ -45,6 +45,7 @@ from cogs.i18n import Translator
 from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
+from cogs.table.pace import ChannelPace
 from engine.manager import GameManager
 from engine.manager.store import SchemaTooNew, Store, open_store
 from engine.manager.store.postgres import redacted
@@ -75,6 +76,9 @@ class Settings:
     # postgresql://user@host:port/dbname: PostgreSQL instead of the SQLite file (several
     # processes can share it); when set it wins over database_path
     database_url: str | None = None
+    # messages the bot posts in one channel in any 5 s at most (Discord allows about 5);
+    # 0: no pace of its own (a test server without Discord's limits)
+    channel_pace: int = 5
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -103,6 +107,7 @@ class Settings:
             reconnect_base_delay=base,
             reconnect_max_delay=cap,
             database_url=cls.database_url_from(env),
+            channel_pace=_count(env, "CHANNEL_PACE", 5),
         )
 
     @staticmethod
@@ -135,6 +140,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise SettingsError(f"{name} must not be negative.")
     return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    text = (env.get(name, "") or str(default)).strip()
+    if not text.isdigit():
+        raise SettingsError(f"{name} must be a whole number, 0 or more (not {text!r}).")
+    return int(text)
 
 
 def point_discord_at(api_base: str, gateway_url: str) -> None:
@@ -225,7 +237,8 @@ class SequenceBot(commands.Bot):
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
-        self.desk = desk = Desk(self, manager)
+        self.desk = desk = Desk(self, manager,
+                                pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
         manager.add_listener(desk)

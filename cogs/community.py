@@ -30,7 +30,7 @@ from .i18n import locale_str as L
 from .i18n import t
 from .sequence import GAME_CHOICES, LENGTH_CHOICES, LEVEL_CHOICES
 from .table.prefs import Preferences, speaker_lang
-from .table.replies import refusal, refusals, reply
+from .table.replies import answer, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -208,8 +208,8 @@ class Community(commands.Cog):
                             value="\n".join(cpu) or t("leaderboard.no_computers", lang))
             embed.set_footer(text=t("leaderboard.footer", lang))
             # names only, no pings: a leaderboard is read, not a call to play
-            await interaction.followup.send(embed=embed,
-                                            allowed_mentions=discord.AllowedMentions.none())
+            await answer(interaction, embed=embed, ephemeral=False,
+                         allowed_mentions=discord.AllowedMentions.none())
 
     # ------------------------------------------------------------------ settings
     @app_commands.command(name=L("cmd.settings.name"), description=L("cmd.settings.description"))

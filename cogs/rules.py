@@ -19,6 +19,7 @@ from render.rules import rules_png
 
 from .i18n import t
 from .table.prefs import speaker_lang
+from .table.replies import answer
 
 log = logging.getLogger(__name__)
 
@@ -99,4 +100,4 @@ async def show_rules(manager: GameManager, interaction: discord.Interaction,
     settings = (await manager.guild_settings(interaction.guild_id)
                 if interaction.guild_id is not None else None)
     embeds, files = await rules_message(games, lang, settings)
-    await interaction.followup.send(embeds=embeds, files=files, ephemeral=True)
+    await answer(interaction, embeds=embeds, files=files)

@@ -27,7 +27,7 @@ from .table import Desk, messages
 from .table.buttons import modal_submitted, understood
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
-from .table.replies import done, refusal, refusals, reply
+from .table.replies import answer, done, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -305,9 +305,9 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             picture = await board_file(obs, messages.seat_names(table, lang), lang,
                                        table.game_id)
             view = messages.board_view(table, obs, lang)
-            await interaction.followup.send(
-                messages.turn_line(table, lang), file=picture or discord.utils.MISSING,
-                view=view, allowed_mentions=discord.AllowedMentions.none())
+            await answer(interaction, messages.turn_line(table, lang), ephemeral=False,
+                         view=view, allowed_mentions=discord.AllowedMentions.none(),
+                         **({} if picture is None else {"file": picture}))
 
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
     @app_commands.guild_only()

@@ -9,6 +9,7 @@
     hands.py      a hand as a message (DM, "My hand", recovery)
     pictures.py   board, hand and replay files, drawn off the event loop
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping
+    pace.py       at most Discord's message rate in any one channel
     dms.py        DM delivery, the closed-door memory, one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
@@ -26,6 +27,7 @@ from .announcer import Announcer
 from .buttons import ALL_ITEMS
 from .clicks import TableClicks
 from .dms import DirectMessages
+from .pace import ChannelPace
 from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
@@ -36,10 +38,11 @@ __all__ = ["ALL_ITEMS", "Desk"]
 class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
-    def __init__(self, bot: discord.Client, manager: GameManager) -> None:
+    def __init__(self, bot: discord.Client, manager: GameManager, *,
+                 pace: ChannelPace | None = None) -> None:
         self.manager = manager
         self.prefs = Preferences(bot)
-        self.posts = Posts(bot, manager, self.prefs)
+        self.posts = Posts(bot, manager, self.prefs, pace)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts)
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms)

@@ -26,7 +26,7 @@ from .hands import hand_payload
 from .pictures import choice_file
 from .posts import Posts
 from .prefs import Preferences, speaker_lang
-from .replies import refusal, refusals, reply
+from .replies import FILLED, answer, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class TableClicks:
             for seat in held:  # a grown-up holding a child's seat sees each hand, labelled
                 obs = self._manager.seat_observation(game_id, seat)
                 payload = await hand_payload(self._bot, table, obs, speaker_lang(interaction))
-                await interaction.followup.send(ephemeral=True, **payload)
+                await answer(interaction, **payload)
 
     async def card_click(self, interaction: discord.Interaction, game_id: int, card: str,
                          seat: int | None = None) -> None:
@@ -195,16 +195,58 @@ class TableClicks:
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
         async with refusals(interaction, "move button"):
-            self._seat_or_refuse(game_id, interaction.user.id)
+            table = self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
+            seat = table.seat_of(interaction.user.id)
+            # A move made in the DMs: its own answer (the choice message, edited) becomes the
+            # new hand, instead of a new DM: an interaction response does not count against
+            # Discord's global rate limit, a DM does.
+            in_hand = (table.game == "kids" and interaction.guild_id is None
+                       and seat is not None and seat == table.turn)
+            if in_hand and seat is not None:
+                self._dms.shown_by_click(game_id, seat, ply)
             await interaction.response.defer()
-            await self._manager.submit(game_id, interaction.user.id, action, expected_ply=ply)
             try:
-                await interaction.edit_original_response(
-                    content=t("prompt.played", lang, move=messages.describe(action, lang)),
-                    view=None, attachments=[])
+                await self._manager.submit(game_id, interaction.user.id, action,
+                                           expected_ply=ply)
+            except BaseException:
+                if seat is not None:
+                    self._dms.not_shown_by_click(game_id, seat, ply)
+                raise
+            played = t("prompt.played", lang, move=messages.describe(action, lang))
+            if in_hand and seat is not None:
+                await self._show_hand_in_place(interaction, game_id, seat, played, lang)
+                return
+            try:
+                await interaction.edit_original_response(content=played, view=None,
+                                                         attachments=[])
             except discord.HTTPException:
                 log.debug("could not mark the move prompt as played", exc_info=True)
+
+    async def _show_hand_in_place(self, interaction: discord.Interaction, game_id: int,
+                                  seat: int, played: str, lang: str) -> None:
+        """After a move from the DMs: the choice message says what was played and becomes
+        the seat's new hand. If that edit fails, the hand goes by DM after all."""
+        try:
+            table = self._manager.get(game_id)
+        except Refusal:
+            table = None  # the move ended the game: the prompt only says what was played
+        if table is None or table.status != "playing":
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.edit_original_response(content=played, view=None,
+                                                         attachments=[])
+            return
+        obs = self._manager.seat_observation(game_id, seat)
+        payload = await hand_payload(self._bot, table, obs, lang)
+        picture = payload.pop("file", None)
+        try:
+            await interaction.edit_original_response(
+                content=played + "\n" + str(payload.get("content") or ""),
+                view=payload.get("view"), attachments=[picture] if picture else [])
+        except discord.HTTPException:
+            log.info("could not show the new hand of game %d in place; sending it by DM",
+                     game_id, exc_info=True)
+            await self._dms.deliver_hand(table, seat, obs)
 
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
@@ -225,9 +267,8 @@ class TableClicks:
             a, b = roll if roll else ("?", "?")
             actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
             if table.turn != obs.get("seat") or not actions:
-                await interaction.followup.send(
-                    t("moved.roll", lang, name=interaction.user.display_name, a=a, b=b),
-                    ephemeral=True)
+                await reply(interaction, t("moved.roll", lang,
+                                           name=interaction.user.display_name, a=a, b=b))
                 return
             await self._offer(interaction, game_id, obs, actions,
                               t("prompt.dice", lang, a=a, b=b), lang,
@@ -305,4 +346,5 @@ async def _placeholder_gone_on_refusal(interaction: discord.Interaction
     except Exception:
         with contextlib.suppress(discord.HTTPException):
             await interaction.delete_original_response()
+        interaction.extras[FILLED] = True  # gone: the refusal is a message of its own
         raise

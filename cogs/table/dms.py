@@ -46,14 +46,21 @@ class DirectMessages:
         self._closed: dict[int, float] = {}  # user -> when a DM to them was refused
         self._open: set[int] = set()  # users a DM reached
         self._warned: set[tuple[int, int]] = set()  # (game, seat) told that DMs are closed
+        # user -> their DM channel: opened once, then sent to by id (no request to look the
+        # user up before every hand; Discord counts every request against the bot's budget)
+        self._channels: dict[int, int] = {}
+        # (game, seat, ply): a hand the click that made move ply shows in its own answer
+        self._shown_by_click: set[tuple[int, int, int]] = set()
         self._retries: set[asyncio.Task[None]] = set()
 
     def forget(self, game_id: int) -> None:
         """The game is over: the channel may be told again in the next one."""
         self._warned = {w for w in self._warned if w[0] != game_id}
+        self._shown_by_click = {s for s in self._shown_by_click if s[0] != game_id}
 
     def tracked_games(self) -> int:
-        return len({game for game, _ in self._warned})
+        return len({game for game, _ in self._warned}
+                   | {game for game, _, _ in self._shown_by_click})
 
     def close(self) -> None:
         """At shutdown: a hand not yet sent again is shown by the next start's recovery."""
@@ -76,8 +83,8 @@ class DirectMessages:
         if not knock and self.closed(user_id):
             return False
         try:
-            user = self._bot.get_user(user_id) or await self._bot.fetch_user(user_id)
-            await user.send(**kwargs)
+            channel = await self._channel_of(user_id)
+            await channel.send(**kwargs)
         except discord.Forbidden:
             log.info("user %d does not take direct messages", user_id)
             self._closed[user_id] = self.clock()
@@ -109,6 +116,9 @@ class DirectMessages:
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
+        if (table.game_id, seat, table.ply - 1) in self._shown_by_click:
+            self._shown_by_click.discard((table.game_id, seat, table.ply - 1))
+            return  # the click's own answer shows this hand
         lang = self._prefs.user_lang(user_id, table.guild_id)
         if obs is None:
             obs = self._manager.seat_observation(table.game_id, seat)
@@ -147,11 +157,28 @@ class DirectMessages:
         except Exception:
             log.exception("could not send the hand of game %d again", game_id)
 
-    async def dm_channel(self, user_id: int) -> discord.DMChannel | None:
+    async def _channel_of(self, user_id: int) -> discord.abc.Messageable:
+        """The DM channel of a person: opened the first time (one request), by id after."""
+        known = self._channels.get(user_id)
+        if known is not None:
+            return self._bot.get_partial_messageable(known, type=discord.ChannelType.private)
+        channel = await self._bot.create_dm(discord.Object(user_id))
+        self._channels[user_id] = channel.id
+        return channel
+
+    async def dm_channel(self, user_id: int) -> discord.abc.Messageable | None:
         """A person's DM channel (to read what reached it), None if it cannot be opened."""
         try:
-            user = self._bot.get_user(user_id) or await self._bot.fetch_user(user_id)
-            return user.dm_channel or await user.create_dm()
+            return await self._channel_of(user_id)
         except SENDING_FAILED:
             log.warning("could not open the DM of user %d", user_id, exc_info=True)
             return None
+
+    def shown_by_click(self, game_id: int, seat: int, ply: int) -> None:
+        """The click that makes move ``ply`` for ``seat`` shows the seat's new hand in its
+        own answer (an interaction response, outside Discord's global rate limit): the DM
+        for that hand is not sent."""
+        self._shown_by_click.add((game_id, seat, ply))
+
+    def not_shown_by_click(self, game_id: int, seat: int, ply: int) -> None:
+        self._shown_by_click.discard((game_id, seat, ply))

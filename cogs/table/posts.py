@@ -22,6 +22,7 @@ from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
+from .pace import ChannelPace
 from .pictures import BOARD, board_file
 from .prefs import Preferences
 
@@ -42,10 +43,12 @@ class BoardsPosted:
 class Posts:
     """Posts in a game's channel (or the thread it moved to) and remembers what it posted."""
 
-    def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences) -> None:
+    def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
+                 pace: ChannelPace | None = None) -> None:
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
+        self._pace = pace or ChannelPace()
         self._lobbies: dict[int, tuple[int, int]] = {}  # game -> (channel, message)
         self._held: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
         self._last_board: dict[int, int] = {}  # game -> its newest board message
@@ -85,9 +88,10 @@ class Posts:
             del kwargs["file"]
         if kwargs.get("view") is None:
             kwargs.pop("view", None)
+        target = self.where(table) if channel_id is None else channel_id
+        await self._pace.turn(target)  # never more than Discord's rate in one channel
         try:
-            where = (self.channel(table) if channel_id is None else
-                     self._bot.get_partial_messageable(channel_id, guild_id=table.guild_id))
+            where = self._bot.get_partial_messageable(target, guild_id=table.guild_id)
             message = await where.send(**kwargs)
         except SENDING_FAILED:
             log.exception("could not post in channel %d for game %d", table.channel_id,

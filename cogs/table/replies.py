@@ -27,15 +27,37 @@ def refusal(code: str) -> Refusal:
     return Refusal(code, code.replace("_", " "))
 
 
-async def reply(interaction: discord.Interaction, content: str, **kwargs: Any) -> None:
-    """An ephemeral answer, whether or not the interaction was acknowledged yet."""
+FILLED = "seq:placeholder-filled"  # in Interaction.extras: the deferred answer was given
+
+
+async def answer(interaction: discord.Interaction, content: str | None = None, *,
+                 ephemeral: bool = True, **kwargs: Any) -> None:
+    """Answer an interaction once or more, the way Discord asks: the first answer to a
+    deferred "thinking..." placeholder fills it in (an edit of the original response:
+    Discord deprecated completing it with a followup); anything after is a followup, a
+    second message. Not yet acknowledged: the answer itself. ``ephemeral`` counts where
+    the answer is a new message (a deferred placeholder already decided it)."""
     view = kwargs.get("view")
     if isinstance(view, discord.ui.View):
         view.stop()  # its items are dynamic: found by custom_id, not kept per message
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True, **kwargs)
-    else:
-        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(content, ephemeral=ephemeral, **kwargs)
+        return
+    placeholder = interaction.response.type is \
+        discord.InteractionResponseType.deferred_channel_message
+    if placeholder and not interaction.extras.get(FILLED):
+        interaction.extras[FILLED] = True
+        files = [*kwargs.pop("files", []), *([kwargs.pop("file")] if "file" in kwargs else [])]
+        if files:
+            kwargs["attachments"] = files
+        await interaction.edit_original_response(content=content, **kwargs)
+        return
+    await interaction.followup.send(content or "", ephemeral=ephemeral, **kwargs)
+
+
+async def reply(interaction: discord.Interaction, content: str, **kwargs: Any) -> None:
+    """An ephemeral answer, whether or not the interaction was acknowledged yet."""
+    await answer(interaction, content, ephemeral=True, **kwargs)
 
 
 async def done(interaction: discord.Interaction, key: str) -> None:

@@ -105,7 +105,8 @@ async def test_a_child_moves_in_two_clicks_from_the_hand(world: World) -> None:
         two = next(b for b in reply.buttons() if emoji_of(b) == KEYCAPS[2])
         await (await person.click(reply, two["custom_id"])).wait_ack()  # click 2: the number
     await world.discord.wait_for(lambda: reply.content.startswith("Played:"), 5, "played")
-    assert not reply.files  # the choice picture goes once the move is made
+    # the choice picture goes once the move is made: the answer becomes the new hand
+    assert [f.filename for f in reply.files] == ["hand.png"]
     assert world.bot.manager.get(table.game_id).ply > table.ply
 
 

@@ -29,13 +29,15 @@ class World:
 
 @contextlib.asynccontextmanager
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
-                      computer_delay: float = 0.0, database_url: str | None = None
-                      ) -> AsyncIterator[SequenceBot]:
+                      computer_delay: float = 0.0, database_url: str | None = None,
+                      channel_pace: int = 0) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
-    ``database_url`` (then no file is made)."""
+    ``database_url`` (then no file is made). The fake has no rate limits unless a test
+    turns them on, so the bot's own channel pace is off unless a test asks for it."""
     settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
-                        computer_delay=computer_delay, database_url=database_url)
+                        computer_delay=computer_delay, database_url=database_url,
+                        channel_pace=channel_pace)
     bot = SequenceBot(settings, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:

@@ -213,11 +213,15 @@ class BotProcess:
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("DISCORD_", "DEV_GUILD", "DATABASE_", "COMPUTER_"))}
+               if not k.startswith(("DISCORD_", "DEV_GUILD", "DATABASE_", "COMPUTER_",
+                                    "CHANNEL_PACE"))}
         env.update(DISCORD_TOKEN=self.fake.token, DISCORD_API_BASE=self.fake.api_base,
                    DISCORD_GATEWAY_URL=self.fake.gateway_url,
                    DATABASE_PATH=str(self.database), COMPUTER_DELAY=str(self.computer_delay),
-                   LOG_LEVEL="INFO", PYTHONUNBUFFERED="1")
+                   LOG_LEVEL="INFO", PYTHONUNBUFFERED="1",
+                   # the fake has no rate limits here: the bot's own channel pace would only
+                   # slow the fault runs down (tests/community/test_pace_e2e.py checks it)
+                   CHANNEL_PACE="0")
         if self.guild_id is not None:
             env["DEV_GUILD_ID"] = str(self.guild_id)
         env.update(self.extra_env)
