@@ -29,6 +29,7 @@ from . import i18n
 from .i18n import locale_str as L
 from .i18n import t
 from .sequence import GAME_CHOICES, LENGTH_CHOICES, LEVEL_CHOICES
+from .table.messages import minutes
 from .table.prefs import Preferences, speaker_lang
 from .table.replies import answer, refusal, refusals, reply
 
@@ -306,7 +307,7 @@ def settings_embed(s: GuildSettings, manners: TableManners, lang: str, guild: st
     def on_off(value: bool) -> str:
         return t("word.on" if value else "word.off", lang)
 
-    timer = (t("settings.timer.minutes", lang, minutes=_minutes(s.turn_timer))
+    timer = (t("settings.timer.minutes", lang, minutes=minutes(s.turn_timer))
              if s.turn_timer else t("settings.timer.off", lang))
     embed = discord.Embed(title=t("settings.title", lang, guild=guild),
                           colour=discord.Colour.blurple())
@@ -340,7 +341,3 @@ def describe_defaults(defaults: dict[str, dict[str, Any]], lang: str) -> str:
             lines.append(f"{t(f'game.{game}', lang)}: {', '.join(words)}")
     return "\n".join(lines) or t("settings.defaults.none", lang)
 
-
-def _minutes(seconds: float | None) -> str:
-    minutes = (seconds or 0) / 60
-    return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"

@@ -18,6 +18,7 @@ from engine.manager.store import GuildSettings
 from render.rules import rules_png
 
 from .i18n import t
+from .table.messages import minutes
 from .table.prefs import speaker_lang
 from .table.replies import answer
 
@@ -46,15 +47,10 @@ def rules_embed(game: str, lang: str, settings: GuildSettings | None = None) -> 
     if settings is not None and settings.turn_timer:
         action = t(f"rules.timer.action.{settings.timeout_action}", lang)
         common += "\n" + t("rules.common.timer", lang,
-                           minutes=_minutes(settings.turn_timer), action=action)
+                           minutes=minutes(settings.turn_timer), action=action)
     embed.add_field(name=t("rules.common.title", lang), value=common, inline=False)
     embed.set_image(url=f"attachment://rules_{game}.png")
     return embed
-
-
-def _minutes(seconds: float) -> str:
-    minutes = seconds / 60
-    return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
 
 
 async def rules_file(game: str, lang: str) -> discord.File | None:

@@ -25,6 +25,7 @@ from .i18n import t
 from .rules import show_rules
 from .table import Desk, messages
 from .table.buttons import modal_submitted, understood
+from .table.clicks import is_moderator
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
 from .table.replies import answer, done, refusal, refusals, reply
@@ -159,8 +160,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                      seat: app_commands.Range[int, 1, 4]) -> None:
         async with refusals(interaction, "/sequence remove"):
             table = self._table_here(interaction)
-            perms = interaction.permissions
-            moderator = perms.manage_channels or perms.manage_guild
+            moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             # the manager decides who may (the host or a moderator) and what it means
             await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1,
@@ -335,8 +335,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def end(self, interaction: discord.Interaction) -> None:
         async with refusals(interaction, "/sequence end"):
             table = self._table_here(interaction)
-            perms = interaction.permissions
-            moderator = perms.manage_channels or perms.manage_guild
+            moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
                 if moderator and table.host_id != interaction.user.id:

@@ -79,6 +79,12 @@ def as_shown(table: TableView, obs: Observation) -> dict[str, Any]:
     return {**obs, "left_game": [s.resigned and s.left for s in table.seats]}
 
 
+def minutes(seconds: float | None) -> str:
+    """A duration in minutes as people write it: "2", "1.5"."""
+    value = (seconds or 0) / 60
+    return str(int(value)) if value == int(value) else f"{value:.1f}"
+
+
 def place(lang: str, channel: str, guild: str) -> str:
     """Where a game is, for a DM that must say which game it belongs to."""
     return t("place.channel", lang, channel=channel, guild=guild)
@@ -104,6 +110,8 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
     if opts.get("teams"):
         lines.append(t("lobby.teams", lang, teams=t("word.yes", lang)))
     lines.append(t("lobby.on_leave", lang, what=t(f"choice.on_leave.{table.on_leave}", lang)))
+    lines.append(t("lobby.timer", lang, minutes=minutes(table.turn_timer)) if table.turn_timer
+                 else t("lobby.timer.off", lang))
     if table.game == "kids" and not table.family_seats:
         lines.append(t("lobby.family.off", lang))
     lines += family_lines(table, lang)
