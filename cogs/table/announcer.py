@@ -54,6 +54,9 @@ class Announcer:
         self._posts = posts
         self._dms = dms
         self._retries: set[asyncio.Task[None]] = set()
+        # game -> the line of the move that ended it: the final board says it, instead of a
+        # board of its own just before (one message less for the same picture)
+        self._last_move: dict[int, str] = {}
         self._handlers: dict[type[Event], Callable[[Any], Awaitable[None]]] = {
             LobbyChanged: self.lobby_changed,
             LobbyCancelled: self.lobby_cancelled,
@@ -116,8 +119,10 @@ class Announcer:
         # a resignation or a turn lost to the timer was told in words just before (the
         # manager's SeatChanged / TurnTimedOut): the board shows only whose turn it is now
         told = messages.told_before(event.action)
-        if told and over:
-            return  # the final board follows at once
+        if over:  # the final board follows at once and shows this moment
+            if not told:
+                self._last_move[table.game_id] = messages.move_line(table, event, lang)
+            return
         lines = [] if told else [messages.move_line(table, event, lang)]
         if not over:
             # whose turn it was right after this move: boards are announced in order, a
@@ -202,14 +207,17 @@ class Announcer:
                 return
             await self._final_board(event, lang)
         finally:
+            self._last_move.pop(table.game_id, None)
             self._forget(table.game_id)
 
     async def _final_board(self, event: GameOver, lang: str) -> None:
         table = event.table
         lines = [*messages.result_lines(table, event, lang), t("over.rematch", lang)]
+        last_move = self._last_move.get(table.game_id)
         view = discord.ui.View(timeout=None)
         view.add_item(SameSeatsRematch(table.game_id, t("button.rematch", lang)))
-        final = await self._posts.post_board(table, event.observation, "\n".join(lines),
+        words = [last_move, *lines] if last_move else lines
+        final = await self._posts.post_board(table, event.observation, "\n".join(words),
                                              view=messages.stopped(view), ply=table.ply,
                                              lang=lang, allowed_mentions=NO_MENTIONS)
         where = self._posts.where(table)

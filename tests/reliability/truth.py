@@ -101,9 +101,9 @@ def read_games(database: Path) -> dict[int, GameTruth]:
 
 
 def expected_boards(game: GameTruth) -> int:
-    """Boards the bot should have posted for this game: the start, one per move (a Dice
-    roll is private), and the final board when the game is over."""
+    """Boards the bot should have posted for this game: the start and one per move (a Dice
+    roll is private). The move that ends a game has the final board as its board (the
+    result, the winning line and Rematch on the picture of that moment), not one more."""
     if game.seed is None:
         return 0
-    moves = sum(1 for a in game.actions if a != "roll")
-    return 1 + moves + (1 if game.status == "finished" else 0)
+    return 1 + sum(1 for a in game.actions if a != "roll")
