@@ -12,6 +12,7 @@
     dms.py        DM delivery, the closed-door memory, one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
+    shards.py     which servers this process looks after when several share the shards
 
 Each piece of state has one owner here, with methods; the desk only wires them.
 """

@@ -24,6 +24,7 @@ from .dms import DirectMessages
 from .pictures import BOARD, HAND, board_alt
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .shards import owns
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +64,10 @@ class Recovery:
                     log.exception("could not show game %d again after the restart",
                                   table.game_id)
 
+        # with several processes, each shows again only its own shards' servers' tables
         await asyncio.gather(*(one(table) for table in self._manager.tables()
-                               if table.created_at < self.started_at))
+                               if table.created_at < self.started_at
+                               and owns(self._bot, table.guild_id)))
 
     async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
         try:
