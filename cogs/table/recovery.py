@@ -53,21 +53,27 @@ class Recovery:
 
         async def one(table: TableView) -> None:
             async with gate:
-                try:
-                    if table.status == "lobby":
-                        await self._lobby(table)
-                    elif table.status == "playing":
-                        await self._game(table)
-                except Refusal:
-                    pass  # it ended meanwhile
-                except Exception:
-                    log.exception("could not show game %d again after the restart",
-                                  table.game_id)
+                await self.show(table)
 
         # with several processes, each shows again only its own shards' servers' tables
         await asyncio.gather(*(one(table) for table in self._manager.tables()
                                if table.created_at < self.started_at
                                and owns(self._bot, table.guild_id)))
+
+    async def show(self, table: TableView) -> None:
+        """Show one table again, posting only what its channel is missing. With several
+        processes (``manager.showing``) never two at once for one table: the second reads
+        what the first posted."""
+        try:
+            async with self._manager.showing(table.game_id):
+                if table.status == "lobby":
+                    await self._lobby(table)
+                elif table.status == "playing":
+                    await self._game(table)
+        except Refusal:
+            pass  # it ended meanwhile
+        except Exception:
+            log.exception("could not show game %d again after the restart", table.game_id)
 
     async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
         try:

@@ -42,7 +42,7 @@ from .events import (
     TurnTimedOut,
 )
 from .seats import Seat
-from .sharing import GameLock, SharedLock, Sharing, local_lock
+from .sharing import GameLock, SharedLock, Sharing, ShowAgain, local_lock
 from .store import GameRecord, GuildSettings, ResultRecord, Store
 from .store.postgres import PostgresDatabase
 from .timers import Clock, SystemClock
@@ -807,6 +807,8 @@ class GameManager:
                     except Exception:
                         log.exception("listener %r failed on %s of game %d", listener,
                                       type(event).__name__, table.id)
+            if self._sharing is not None:
+                await self._sharing.delivered(table.id, table.lock)
         finally:
             table.delivering = False
 
@@ -868,6 +870,27 @@ class GameManager:
 
     def cached_ids(self) -> list[int]:
         return list(self._tables)
+
+    async def show_again(self, game_id: int) -> None:
+        """Tell the listeners to show a table again (``sharing.ShowAgain``): the process
+        that changed it died before it had told everything."""
+        table = self._tables.get(game_id)
+        if table is None:
+            await self.adopt(game_id)
+            table = self._tables.get(game_id)
+        if table is None:
+            if self._sharing is not None:
+                await self._sharing.delivered(game_id, None)  # it ended: nothing to show
+            return
+        table.outbox.append(ShowAgain(table.view()))
+        await self._flush(table)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while a table is shown again after a restart or a take-over, so two
+        processes never both post what its channel is missing (a no-op on SQLite)."""
+        if self._sharing is None:
+            return contextlib.nullcontext()
+        return self._sharing.showing(game_id)
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -30,16 +30,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
+from .events import Event
 from .store.postgres import PostgresDatabase
 from .store.shared import SharedGames
 
 log = logging.getLogger(__name__)
 
 RESYNC_INTERVAL = 5.0  # seconds between two looks at every active game's version
+
+
+@dataclass(frozen=True)
+class ShowAgain(Event):
+    """Another process changed this table and died before it had posted everything: show
+    the table again, posting only what its channel is missing (as after a restart)."""
 
 
 class GameLock(Protocol):
@@ -66,10 +75,12 @@ class SharedLock:
     the lock held); ``version`` is the stored version the cache was last read at."""
 
     def __init__(self, shared: SharedGames, game_id: int,
-                 reload: Callable[[], Awaitable[None]], version: str | None = None) -> None:
+                 reload: Callable[[], Awaitable[None]], version: str | None = None,
+                 owner: str | None = None) -> None:
         self.local = asyncio.Lock()  # one change at a time inside this process too
         self._shared = shared
         self.game_id = game_id
+        self.owner = owner
         self._reload = reload
         self.version = version
         self._held: contextlib.AbstractAsyncContextManager[None] | None = None
@@ -81,7 +92,7 @@ class SharedLock:
     async def __aenter__(self) -> SharedLock:
         await self.local.acquire()
         try:
-            held = self._shared.locked(self.game_id)
+            held = self._shared.locked(self.game_id, self.owner)
             await held.__aenter__()
             self._held = held
             try:
@@ -140,6 +151,8 @@ class Tables(Protocol):
 
     def drive(self, game_id: int) -> None: ...
 
+    async def show_again(self, game_id: int) -> None: ...
+
     def cached_ids(self) -> Iterable[int]: ...
 
 
@@ -154,10 +167,29 @@ class Sharing:
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self._waiting: dict[int, str] = {}  # computer turns seen at the last resync
+        # who owes announcements in ``deliveries``: this process, for this run
+        self.owner = secrets.token_hex(8)
 
     def lock(self, game_id: int, reload: Callable[[], Awaitable[None]],
              version: str | None = None) -> SharedLock:
-        return SharedLock(self.games, game_id, reload, version)
+        return SharedLock(self.games, game_id, reload, version, self.owner)
+
+    async def delivered(self, game_id: int, lock: object) -> None:
+        """Every event of ``game_id`` this process queued has been told to its listeners:
+        the promise written with the change is kept. (Not while the lock is held: a change
+        being made now has promised again, and its events are still to come.)"""
+        if isinstance(lock, SharedLock) and lock.locked():
+            return
+        try:
+            await self.games.delivered(game_id, self.owner)
+        except Exception:
+            # the promise then runs out and another process shows the table again, which
+            # posts only what is missing: late, never doubled
+            log.warning("could not mark game %d's announcements delivered", game_id,
+                        exc_info=True)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self.games.showing(game_id)
 
     async def start(self) -> None:
         await self._listen()
@@ -212,6 +244,10 @@ class Sharing:
         """Bring every cached game to its stored version, adopt the games this process
         has not heard of, drop the ones that ended, and drive computer turns that nobody
         has moved since the last look."""
+        for game_id in await self.games.take_over(self.owner):
+            log.warning("game %d: another process died before posting a change; showing "
+                        "the table again here", game_id)
+            await self._tables.show_again(game_id)
         stored = await self.games.active_versions()
         for game_id, version in stored.items():
             lock = self._tables.shared_lock(game_id)

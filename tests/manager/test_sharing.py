@@ -18,6 +18,7 @@ import pytest
 from engine import Refusal
 from engine.manager import GameManager, ManualClock, Store
 from engine.manager.events import Moved
+from engine.manager.sharing import ShowAgain
 from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
 
 CHANNEL = 910
@@ -175,6 +176,74 @@ async def test_a_computer_turn_left_by_a_dead_process_is_played_by_another(
                          "the live process to play the computer's turn")
         record = await live.load_record(gid)
         assert record is not None and len(record.actions) > ply
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def owed(store: Store) -> list[tuple[int, str]]:
+    rows = await store.database.fetchall("SELECT game_id, owner FROM deliveries")
+    return [(int(r[0]), str(r[1])) for r in rows]
+
+
+async def test_a_change_promises_its_announcements_and_keeps_the_promise(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, _ = two
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    view = a.get(lobby.game_id)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    assert user is not None
+    await a.submit(lobby.game_id, user, a.observation_for(lobby.game_id, user)["legal"][0])
+    assert await owed(a.store) == [], "told, so nothing is owed"
+
+
+class Hangs:
+    """A listener that never finishes telling a move (its process is about to die)."""
+
+    async def on_event(self, event: Any) -> None:
+        if isinstance(event, Moved):
+            await asyncio.Event().wait()
+
+
+async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    heard = Recorder()
+    live.add_listener(heard)
+    try:
+        assert doomed._sharing is not None and live._sharing is not None
+        doomed._sharing.games.claim = 0.3
+        live._sharing.interval = 0.1
+        doomed.add_listener(Hangs())
+        lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await doomed.join(CHANNEL, BOB)
+        await doomed.start_game(CHANNEL, ANN.user_id)
+        gid = lobby.game_id
+        view = doomed.get(gid)
+        user = view.seats[view.turn].user_id  # type: ignore[index]
+        assert user is not None
+        move = asyncio.create_task(
+            doomed.submit(gid, user, doomed.observation_for(gid, user)["legal"][0]))
+        await eventually(lambda: doomed.announcing(gid) and not move.done(), "the move to hang")
+        assert [g for g, _ in await owed(live_store)] == [gid], "committed and promised"
+        move.cancel()  # the process dies with its board unposted
+        await asyncio.gather(move, return_exceptions=True)
+        await doomed.close()
+        await doomed_store.close()
+        shown = await eventually(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
+                                 "another process to show the table again")
+        assert [e.game_id for e in shown] == [gid]
+        assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
+        for _ in range(100):
+            if not await owed(live_store):
+                break
+            await asyncio.sleep(0.05)
+        assert await owed(live_store) == [], "the promise was kept by the taker"
     finally:
         await live.close()
         await live_store.close()

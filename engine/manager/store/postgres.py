@@ -67,6 +67,9 @@ def redacted(url: str) -> str:
 class _Held:
     conn: asyncpg.Connection
     task: asyncio.Task[Any] | None
+    # a statement every write on this connection also runs, in the same transaction
+    # (the promise to deliver the change's announcements: ``shared.SharedGames.locked``)
+    also: tuple[str, tuple[Any, ...]] | None = None
     active: bool = True
 
 
@@ -74,10 +77,12 @@ _HELD: ContextVar[_Held | None] = ContextVar("sequence_held_connection", default
 
 
 @contextlib.contextmanager
-def holding(conn: asyncpg.Connection) -> Iterator[None]:
+def holding(conn: asyncpg.Connection, also: tuple[str, tuple[Any, ...]] | None = None
+            ) -> Iterator[None]:
     """While the block runs, this task's reads and writes go to ``conn`` (it holds a game's
-    lock: ``shared.SharedGames.locked``)."""
-    held = _Held(conn, asyncio.current_task())
+    lock: ``shared.SharedGames.locked``), and every write transaction also runs ``also``
+    (SQL with ``$n`` placeholders, and its arguments)."""
+    held = _Held(conn, asyncio.current_task(), also)
     token = _HELD.set(held)
     try:
         yield
@@ -86,15 +91,20 @@ def holding(conn: asyncpg.Connection) -> Iterator[None]:
         _HELD.reset(token)
 
 
+def _held() -> _Held | None:
+    held = _HELD.get()
+    if held is not None and held.active and held.task is asyncio.current_task():
+        return held
+    return None
+
+
 def held_connection() -> asyncpg.Connection | None:
     """The connection holding a game's lock, if this very task holds one.
 
     The task is checked as well as the context: a task started while the lock is held
     copies the context, and must not use a connection that is not its own."""
-    held = _HELD.get()
-    if held is not None and held.active and held.task is asyncio.current_task():
-        return held.conn
-    return None
+    held = _held()
+    return held.conn if held is not None else None
 
 
 class PostgresTx:
@@ -231,7 +241,10 @@ class PostgresDatabase:
 
     async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """One transaction on a pooled connection; returns after its COMMIT."""
+        held = _held()
         async with self._connection() as conn, conn.transaction():
+            if held is not None and held.also is not None:
+                await conn.execute(held.also[0], *held.also[1])
             return await work(PostgresTx(conn))
 
 

@@ -34,7 +34,28 @@ log = logging.getLogger(__name__)
 #: The first key of every game's advisory lock (the second is the game id), so the locks
 #: never meet the migration lock or another application's.
 GAME_LOCKS = 0x5E9
+SHOWING_LOCKS = 0x5EA  # showing a table again (two processes never both post what is missing)
 CHANNEL = "sequence_games"
+CLAIM = 30.0  # seconds a process has to post a change's announcements before others may
+
+# The promise to announce, written in the transaction of every change made under the lock.
+PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
+           " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
+           " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
+# Take over the promises whose time ran out: in one statement, so two processes never
+# take the same one (SKIP LOCKED), and each taken one is now owed by the taker.
+TAKE_OVER = """
+WITH overdue AS (
+    DELETE FROM deliveries WHERE (game_id, owner) IN (
+        SELECT game_id, owner FROM deliveries
+        WHERE until < extract(epoch from clock_timestamp())
+        FOR UPDATE SKIP LOCKED LIMIT 50)
+    RETURNING game_id)
+INSERT INTO deliveries (game_id, owner, until)
+SELECT DISTINCT game_id, $1, extract(epoch from clock_timestamp()) + $2 FROM overdue
+ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until
+RETURNING game_id
+"""
 
 
 class SharedGames:
@@ -44,23 +65,42 @@ class SharedGames:
         self._db = db
         self._listener: asyncpg.Connection | None = None
         self._heard: Callable[[int], None] | None = None
+        self.claim = CLAIM  # tests shorten it
 
     @contextlib.asynccontextmanager
-    async def locked(self, game_id: int) -> AsyncIterator[None]:
-        """Hold ``game_id``'s lock (waiting while another process holds it)."""
+    async def locked(self, game_id: int, owner: str | None = None,
+                     space: int = GAME_LOCKS) -> AsyncIterator[None]:
+        """Hold ``game_id``'s lock (waiting while another process holds it). With an
+        ``owner``, every write made meanwhile also promises, in its own transaction, that
+        ``owner`` will deliver the change's announcements (``delivered`` keeps it)."""
         if not 0 <= game_id < 2**31:
             raise ValueError(f"game id {game_id} does not fit an advisory lock key")
+        also = (PROMISE, (game_id, owner, self.claim)) if owner is not None else None
         async with self._db.pool.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock($1, $2)", GAME_LOCKS, game_id)
+            await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id)
             try:
-                with holding(conn):
+                with holding(conn, also):
                     yield
             finally:
                 # a connection that broke lost its lock with its session: nothing to undo
                 with contextlib.suppress(asyncpg.PostgresError, OSError,
                                          asyncpg.InterfaceError):
-                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", GAME_LOCKS,
-                                       game_id)
+                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", space, game_id)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while a process shows a table again (after a restart, or taking over)."""
+        return self.locked(game_id, space=SHOWING_LOCKS)
+
+    async def delivered(self, game_id: int, owner: str) -> None:
+        """``owner`` posted every announcement it owed for ``game_id``."""
+        await self._db.pool.execute(
+            "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
+
+    async def take_over(self, owner: str) -> list[int]:
+        """The games whose owed announcements nobody delivered in time, now owed by
+        ``owner`` (for another ``CLAIM`` seconds)."""
+        rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)
+        return [int(r[0]) for r in rows]
 
     async def version(self, game_id: int) -> str | None:
         """The game row's version (``xmin``), None if there is no such game."""
