@@ -169,6 +169,7 @@ class Sharing:
         self._waiting: dict[int, str] = {}  # computer turns seen at the last resync
         # who owes announcements in ``deliveries``: this process, for this run
         self.owner = secrets.token_hex(8)
+        self._closed = False
 
     def lock(self, game_id: int, reload: Callable[[], Awaitable[None]],
              version: str | None = None) -> SharedLock:
@@ -196,17 +197,20 @@ class Sharing:
         self._task = asyncio.create_task(self._loop(), name="sharing-resync")
 
     async def close(self) -> None:
+        self._closed = True  # deaf first: a notice heard now starts nothing
+        await self.games.close()
         tasks = [t for t in (self._task, *self._pending) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.games.close()
 
     async def created(self, game_id: int) -> None:
         """A lobby was just made here: tell the others."""
         await self.games.notify(game_id)
 
     def _heard(self, game_id: int) -> None:
+        if self._closed:
+            return
         task = asyncio.create_task(self._follow(game_id), name=f"follow-{game_id}")
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
