@@ -152,7 +152,10 @@ class Recovery:
         await self._posts.post_board(
             table, obs, "\n".join([t("board.recovered", lang), messages.turn_line(table, lang)]),
             view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang, tidy=False,
-            only_if=still_current)
+            only_if=still_current,
+            # its own nonce: it is posted because the board of this moment is not in the
+            # channel (never got there, or was deleted), so it must not be answered with it
+            nonce=f"shown:{table.game_id}:{table.ply}")
 
     async def _hand(self, table: TableView, user_id: int) -> None:
         lang = self._prefs.user_lang(user_id, table.guild_id)

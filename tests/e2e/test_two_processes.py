@@ -92,3 +92,25 @@ async def test_two_processes_play_games_on_both_shards_with_dm_clicks_at_shard_0
         for process in (p0, p1):
             assert error_lines(process.log()) == [], process.log()[-3000:]
         assert "commands are synced by the process that runs shard 0" in p1.log()
+
+
+async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path) -> None:
+    """Discord's enforced nonce: a second board of the same game and ply (a retry whose
+    first try got through, or another process showing the table again) is the first one."""
+    from tests.e2e.conftest import running_bot
+    from tests.e2e.test_restart import begun
+
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "bot.db") as bot:
+                board, _, _ = await begun(fake, alice, bob)
+                assert bot.desk is not None and bot.manager is not None
+                table = bot.manager.tables()[0]
+                obs = bot.manager.spectator_observation(table.game_id)
+                again = await bot.desk.posts.post_board(table, obs, "again", view=None,
+                                                        ply=table.ply, lang="en")
+                assert again is not None and again.id == board.id
+                assert fake.nonce_repeats == 1
+                assert len(boards(fake, guild.channel_id)) == 1

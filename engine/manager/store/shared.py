@@ -104,10 +104,12 @@ class SharedGames:
 
     async def version(self, game_id: int) -> str | None:
         """The game row's version (``xmin``), None if there is no such game."""
-        sql = "SELECT xmin::text FROM games WHERE id = $1"
         conn = held_connection()
-        found = await (conn.fetchval(sql, game_id) if conn is not None
-                       else self._db.pool.fetchval(sql, game_id))
+        if conn is not None:
+            found = await conn.fetchval("SELECT xmin::text FROM games WHERE id = $1", game_id)
+        else:
+            found = await self._db.pool.fetchval(
+                "SELECT xmin::text FROM games WHERE id = $1", game_id)
         return str(found) if found is not None else None
 
     async def active_versions(self) -> dict[int, str]:
@@ -119,11 +121,10 @@ class SharedGames:
     async def notify(self, game_id: int) -> None:
         """Tell the other processes that ``game_id`` changed."""
         conn = held_connection()
-        sql = "SELECT pg_notify($1, $2)"
         if conn is not None:
-            await conn.execute(sql, CHANNEL, str(game_id))
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
         else:
-            await self._db.pool.execute(sql, CHANNEL, str(game_id))
+            await self._db.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
 
     async def listen(self, heard: Callable[[int], None]) -> None:
         """Call ``heard(game_id)`` for every change another process announces (on one
