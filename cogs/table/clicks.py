@@ -69,6 +69,7 @@ class TableClicks:
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:
         async with refusals(interaction, f"lobby button {what}"):
+            await self._manager.catch_up(game_id)  # several processes: see catch_up
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -105,6 +106,7 @@ class TableClicks:
 
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
         async with refusals(interaction, "hand"):
+            await self._manager.catch_up(game_id)
             table = self._manager.get(game_id)
             if self._manager.seat_of(game_id, interaction.user.id) is None:
                 raise refusal("not_a_player")
@@ -116,6 +118,7 @@ class TableClicks:
     async def card_click(self, interaction: discord.Interaction, game_id: int, card: str
                          ) -> None:
         async with refusals(interaction, "card button"):
+            await self._manager.catch_up(game_id)
             table = self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
             obs = self._manager.observation_for(game_id, interaction.user.id)
@@ -148,6 +151,7 @@ class TableClicks:
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
         async with refusals(interaction, "move button"):
+            await self._manager.catch_up(game_id)
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
             await interaction.response.defer()
@@ -162,6 +166,7 @@ class TableClicks:
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
         async with refusals(interaction, "roll"):
+            await self._manager.catch_up(game_id)
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)

@@ -838,6 +838,20 @@ class GameManager:
         self._tables[table.id] = table
         self._by_channel[table.channel_id] = table.id
 
+    async def catch_up(self, game_id: int) -> None:
+        """Before reading a game to answer a click: on PostgreSQL, bring its cache to the
+        stored version (one query; a reload only if another process changed it, or it is a
+        game this process has not heard of yet). A click may come faster than the news of
+        the move before it: a DM reaches shard 0's process however far the other is. On
+        SQLite, nothing to do."""
+        if self._sharing is None:
+            return
+        lock = self.shared_lock(game_id)
+        if lock is None:
+            await self.adopt(game_id)
+        else:
+            await lock.refresh()
+
     def shared_lock(self, game_id: int) -> SharedLock | None:
         table = self._tables.get(game_id)
         return table.lock if table is not None and isinstance(table.lock, SharedLock) else None

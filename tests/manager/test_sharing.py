@@ -247,3 +247,20 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
     finally:
         await live.close()
         await live_store.close()
+
+
+async def test_a_click_reads_the_game_as_stored_even_before_the_news_arrives(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, b = two
+    assert b._sharing is not None
+    await b._sharing.games.close()  # the news of a's changes never reaches b
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    gid = lobby.game_id
+    assert not b.is_active(gid)
+    await b.catch_up(gid)  # a click on a button of a game b has not heard of
+    assert b.get(gid).status == "lobby"
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    assert b.get(gid).status == "lobby", "b has not heard"
+    await b.catch_up(gid)
+    assert b.get(gid) == a.get(gid)
