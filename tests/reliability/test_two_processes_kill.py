@@ -117,3 +117,75 @@ async def test_each_process_killed_in_turn_mid_game_loses_and_doubles_nothing(
             await store.close()
         for process in (p0, p1):
             assert error_lines(process.log()) == [], process.log()[-3000:]
+
+
+@pytest.mark.slow
+async def test_a_computer_turn_a_killed_process_was_to_play_is_played_by_the_other(
+        tmp_path: Path, postgres_url: str) -> None:
+    """Shard 0's process plays the DM moves of shard 1's game, so it is the one that
+    drives the computer after them. It dies while its computer player waits: shard 1's
+    process notices the computer turn nobody plays and plays it, and the announcements the
+    dead one owed are shown again by the live one (posting only what was missing)."""
+    async with FakeDiscord(shards=2) as fake:
+        one = fake.add_guild("One", shard=1)
+        cat, dan = fake.add_person("Cat", one), fake.add_person("Dan", one)
+        p0 = shard_process(fake, tmp_path, postgres_url, 0)
+        p0.extra_env["COMPUTER_DELAY"] = "120"  # its computer players wait: it dies first
+        p1 = shard_process(fake, tmp_path, postgres_url, 1)
+        channel = one.channel_id
+        try:
+            await asyncio.gather(p0.launch(), p1.launch())
+            await fake.wait_until_connected(60)
+            await fake.wait_for(lambda: fake.commands.get(None), 30, "the command sync")
+            lobby = await (await cat.slash("sequence new", game="kids", timeout=15)).reply(15)
+            await (await dan.click(lobby, label="Join", timeout=15)).wait_ack(15)
+            await fake.wait_for(lambda: "Dan" in lobby.text, 15, "Dan seated")
+            cpu = next(c for c in lobby.custom_ids() if c.endswith(":cpu-easy"))
+            await (await cat.click(lobby, cpu, timeout=15)).wait_ack(15)
+            await fake.wait_for(lambda: "Computer" in lobby.text, 15, "a computer seated")
+            await (await cat.click(lobby, label="Start", timeout=15)).wait_ack(15)
+            people = {cat.id: cat, dan.id: dan}
+            # people play from their DMs (at p0) until one's move gives the computer its turn
+            for _ in range(30):
+                board = await fake.wait_for(
+                    lambda: (boards(fake, channel) or [None])[-1], 20, "a board")
+                assert board is not None
+                if whose_turn(board) is None and final_board(fake, channel) is None:
+                    shown = len(boards(fake, channel))
+                    if shown > 1:
+                        break  # the computer's turn, after a person's DM move at p0
+                    await fake.wait_for(lambda n=shown: len(boards(fake, channel)) > n, 20,
+                                        "the computer")
+                    continue
+                seen = len(boards(fake, channel))
+                await turn_from_dm(people[whose_turn(board)], board)  # type: ignore[index]
+                await fake.wait_for(lambda n=seen: len(boards(fake, channel)) > n, 20,
+                                    "the move's board")
+            else:
+                raise AssertionError("the computer never got its turn after a DM move")
+            waiting = len(boards(fake, channel))
+            await p0.kill()
+            # shard 1's process plays the computer's turn: within two 5 s looks, and posts
+            await fake.wait_for(lambda: len(boards(fake, channel)) > waiting, 30,
+                                "the computer's move, played by the live process")
+            assert "a computer turn has waited" in p1.log()
+            store = await Store.connect(postgres_url)
+            try:
+                for _ in range(60):  # what p0 still owed (the mover's new hand) is shown
+                    if not await store.database.fetchall("SELECT game_id FROM deliveries"):
+                        break
+                    await asyncio.sleep(1)
+                assert await store.database.fetchall("SELECT game_id FROM deliveries") == []
+            finally:
+                await store.close()
+            p0.extra_env["COMPUTER_DELAY"] = "0"
+            await restart(p0, fake, 0)
+            final = await play_until_over(fake, channel, [cat, dan], turn_from_dm)
+            assert any(c.startswith("seq:rematch:") for c in final.custom_ids())
+        finally:
+            await asyncio.gather(p0.stop(), p1.stop())
+        posted = boards(fake, channel)
+        seen = [(b.content, b.files[0].description) for b in posted]
+        assert len(seen) == len(set(seen)), "no board posted twice"
+        for process in (p0, p1):
+            assert error_lines(process.log()) == [], process.log()[-3000:]
