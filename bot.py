@@ -53,6 +53,7 @@ from engine.manager.store.postgres import redacted
 log = logging.getLogger("sequence")
 
 COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
+PREFERENCES_EVERY = 10.0  # seconds: several processes read the servers' preferences again
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
@@ -249,6 +250,7 @@ class SequenceBot(commands.Bot):
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
+        self._following: asyncio.Task[None] | None = None
 
     @property
     def clicks(self) -> Clicks:
@@ -272,6 +274,10 @@ class SequenceBot(commands.Bot):
         self.desk = desk = Desk(self, manager)
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
+        if store.backend == "postgres":
+            # other processes may change them (/sequence settings in a server of theirs)
+            self._following = asyncio.create_task(self._follow_preferences(store),
+                                                  name="follow-preferences")
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and
@@ -288,6 +294,18 @@ class SequenceBot(commands.Bot):
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
         await self.sync_commands()
+
+    async def _follow_preferences(self, store: Store) -> None:
+        """Several processes on one PostgreSQL: read the servers' preferences again every
+        ``PREFERENCES_EVERY`` seconds, so a setting changed through another process shows
+        here within that time (one process sees its own changes at once)."""
+        assert self.desk is not None
+        while True:
+            await asyncio.sleep(PREFERENCES_EVERY)
+            try:
+                await self.desk.prefs.load(store.games, store.layout)
+            except Exception:
+                log.warning("could not read the servers' preferences again", exc_info=True)
 
     async def on_ready(self) -> None:
         """Logged in as whom, in how many servers, the invite link (once), ready."""
@@ -325,6 +343,8 @@ class SequenceBot(commands.Bot):
         await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
     async def close(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
         if self.desk is not None:
             self.desk.close()
         if self.manager is not None:

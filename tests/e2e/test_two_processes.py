@@ -12,9 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+import bot as bot_module
+from engine.manager import Store
+from tests.e2e.conftest import running_bot
 from tests.e2e.people import boards, latest_hand, play_until_over, turn_from_dm, whose_turn
+from tests.e2e.test_restart import begun
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess, error_lines
 
@@ -97,8 +104,6 @@ async def test_two_processes_play_games_on_both_shards_with_dm_clicks_at_shard_0
 async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path) -> None:
     """Discord's enforced nonce: a second board of the same game and ply (a retry whose
     first try got through, or another process showing the table again) is the first one."""
-    from tests.e2e.conftest import running_bot
-    from tests.e2e.test_restart import begun
 
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
@@ -114,3 +119,24 @@ async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path)
                 assert again is not None and again.id == board.id
                 assert fake.nonce_repeats == 1
                 assert len(boards(fake, guild.channel_id)) == 1
+
+
+async def test_a_server_setting_changed_by_another_process_shows_here_soon(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+
+    monkeypatch.setattr(bot_module, "PREFERENCES_EVERY", 0.1)
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "bot.db",
+                                   database_url=postgres_url) as bot:
+                assert bot.desk is not None
+                assert bot.desk.prefs.guild_lang(guild.id) == "en"
+                other = await Store.connect(postgres_url)  # another process's store
+                try:
+                    settings = await other.games.guild_settings(guild.id)
+                    await other.games.save_guild_settings(replace(settings, locale="no"))
+                finally:
+                    await other.close()
+                await fake.wait_for(lambda: bot.desk.prefs.guild_lang(guild.id) == "no", 5,
+                                    "the other process's setting")
