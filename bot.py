@@ -5,9 +5,10 @@
 Settings come from the environment and ``.env`` (see ``.env.example``): ``DISCORD_TOKEN``
 (required), ``DATABASE_PATH``, ``DEV_GUILD_ID``, ``LOG_LEVEL``, ``DISCORD_API_BASE`` and
 ``DISCORD_GATEWAY_URL`` (to reach Discord through a proxy or a test server),
-``COMPUTER_DELAY`` (seconds a computer player waits before moving, so people can follow), and
+``COMPUTER_DELAY`` (seconds a computer player waits before moving, so people can follow),
 ``RECONNECT_BASE_DELAY`` / ``RECONNECT_MAX_DELAY`` (the first and the longest wait between
-tries while Discord cannot be reached).
+tries while Discord cannot be reached), and ``SHARD_COUNT`` / ``SHARD_IDS`` (several processes
+sharing the gateway's shards on one PostgreSQL: docs/SCALING.md).
 
 Start-up tells the admin each stage in one line (docs/ADMIN.md "First start"): commands
 synced (where), logged in as whom in how many servers, the invite URL, ready. While Discord
@@ -53,6 +54,7 @@ from engine.manager.store.postgres import redacted
 log = logging.getLogger("sequence")
 
 COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
+PREFERENCES_EVERY = 10.0  # seconds: several processes read the servers' preferences again
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
@@ -79,6 +81,19 @@ class Settings:
     # messages the bot posts in one channel in any 5 s at most (Discord allows about 5);
     # 0: no pace of its own (a test server without Discord's limits)
     channel_pace: int = 5
+    # Discord's sharding: how many shards the bot has in all, and which of them this process
+    # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_count is not None
+
+    @property
+    def runs_shard_zero(self) -> bool:
+        """Shard 0 gets every DM; its process is also the one that syncs the commands."""
+        return self.shard_ids is None or 0 in self.shard_ids
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -108,7 +123,35 @@ class Settings:
             reconnect_max_delay=cap,
             database_url=cls.database_url_from(env),
             channel_pace=_count(env, "CHANNEL_PACE", 5),
+            **cls.shards_from(env),
         )
+
+    @staticmethod
+    def shards_from(env: Mapping[str, str]) -> dict[str, Any]:
+        """``SHARD_COUNT`` (the bot's shards in all) and ``SHARD_IDS`` (``0,1``: the ones
+        this process runs; empty: all of them)."""
+        count_text = env.get("SHARD_COUNT", "").strip()
+        ids_text = env.get("SHARD_IDS", "").strip()
+        if not count_text:
+            if ids_text:
+                raise SettingsError("SHARD_IDS needs SHARD_COUNT (the bot's shards in all, "
+                                    "e.g. SHARD_COUNT=2 SHARD_IDS=0).")
+            return {}
+        if not count_text.isdigit() or int(count_text) < 1:
+            raise SettingsError(f"SHARD_COUNT must be a whole number of shards, at least 1, "
+                                f"not {count_text!r}.")
+        count = int(count_text)
+        if not ids_text:
+            return {"shard_count": count}
+        parts = [p.strip() for p in ids_text.split(",")]
+        if not all(p.isdigit() for p in parts):
+            raise SettingsError(f"SHARD_IDS must be shard numbers separated by commas, such "
+                                f"as 0,1, not {ids_text!r}.")
+        ids = [int(p) for p in parts]
+        if len(set(ids)) != len(ids) or any(i >= count for i in ids):
+            raise SettingsError(f"SHARD_IDS must name different shards from 0 to "
+                                f"{count - 1} (SHARD_COUNT is {count}), not {ids_text!r}.")
+        return {"shard_count": count, "shard_ids": tuple(sorted(ids))}
 
     @staticmethod
     def database_url_from(env: Mapping[str, str]) -> str | None:
@@ -128,8 +171,10 @@ class Settings:
 
     def __repr__(self) -> str:  # never show the token (or a password), even in a traceback
         where = redacted(self.database_url) if self.database_url else str(self.database_path)
+        shards = (f", shards={list(self.shard_ids) if self.shard_ids else 'all'}"
+                  f" of {self.shard_count}" if self.sharded else "")
         return (f"Settings(database={where!r}, "
-                f"dev_guild_id={self.dev_guild_id}, api_base={self.api_base!r})")
+                f"dev_guild_id={self.dev_guild_id}, api_base={self.api_base!r}{shards})")
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -217,6 +262,7 @@ class SequenceBot(commands.Bot):
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
+        self._following: asyncio.Task[None] | None = None
 
     @property
     def clicks(self) -> Clicks:
@@ -241,6 +287,10 @@ class SequenceBot(commands.Bot):
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
+        if store.backend == "postgres":
+            # other processes may change them (/sequence settings in a server of theirs)
+            self._following = asyncio.create_task(self._follow_preferences(store),
+                                                  name="follow-preferences")
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and
@@ -258,6 +308,18 @@ class SequenceBot(commands.Bot):
         await manager.start()
         await self.sync_commands()
 
+    async def _follow_preferences(self, store: Store) -> None:
+        """Several processes on one PostgreSQL: read the servers' preferences again every
+        ``PREFERENCES_EVERY`` seconds, so a setting changed through another process shows
+        here within that time (one process sees its own changes at once)."""
+        assert self.desk is not None
+        while True:
+            await asyncio.sleep(PREFERENCES_EVERY)
+            try:
+                await self.desk.prefs.load(store.games, store.layout)
+            except Exception:
+                log.warning("could not read the servers' preferences again", exc_info=True)
+
     async def on_ready(self) -> None:
         """Logged in as whom, in how many servers, the invite link (once), ready."""
         user = self.user
@@ -272,7 +334,13 @@ class SequenceBot(commands.Bot):
         log.info("ready")
 
     async def sync_commands(self) -> None:
-        """Dev server: sync there at once. Otherwise sync globally only when they changed."""
+        """Dev server: sync there at once. Otherwise sync globally only when they changed.
+
+        With several processes only the one that runs shard 0 syncs (exactly one does:
+        Discord lets one session hold a shard), so processes starting together never race
+        to sync; the others find the digest it saved."""
+        if not self.settings.runs_shard_zero:
+            return
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -288,6 +356,8 @@ class SequenceBot(commands.Bot):
         await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
     async def close(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
         if self.desk is not None:
             self.desk.close()
         if self.manager is not None:
@@ -298,6 +368,23 @@ class SequenceBot(commands.Bot):
             await self.store.close()
             self.store = None
             log.info("database closed")
+
+
+class ShardedSequenceBot(SequenceBot, commands.AutoShardedBot):
+    """The same bot as ``AutoShardedBot``: ``SHARD_COUNT`` shards in all, this process
+    running ``SHARD_IDS`` (all of them when unset). Everything else is ``SequenceBot``'s
+    (its setup_hook, desk, typed parts); the MRO puts the sharded client under it."""
+
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        options.setdefault("shard_count", settings.shard_count)
+        if settings.shard_ids is not None:
+            options.setdefault("shard_ids", list(settings.shard_ids))
+        super().__init__(settings, **options)
+
+
+def bot_class(settings: Settings) -> type[SequenceBot]:
+    """``ShardedSequenceBot`` when the settings name shards, else ``SequenceBot``."""
+    return ShardedSequenceBot if settings.sharded else SequenceBot
 
 
 # What failing to reach Discord looks like, at login and in the REST calls of setup_hook:
@@ -413,7 +500,9 @@ async def stay_connected(bot: SequenceBot, settings: Settings) -> None:
             bot.http.connector = discord.utils.MISSING
             await asyncio.sleep(wait)
     tree = bot.tree
-    if isinstance(tree, AnnouncedTree) and not tree.synced:
+    if not settings.runs_shard_zero:
+        log.info("commands are synced by the process that runs shard 0, not this one")
+    elif isinstance(tree, AnnouncedTree) and not tree.synced:
         log.info("commands unchanged since the last sync, not synced again")
     await bot.connect(reconnect=True)
 
@@ -424,7 +513,11 @@ async def run(settings: Settings, **options: Any) -> None:
     quiet_voice_warnings()
     pace_reconnects(settings)
     options.setdefault("tree_cls", AnnouncedTree)
-    bot = SequenceBot(settings, **options)
+    bot = bot_class(settings)(settings, **options)
+    if settings.sharded:
+        log.info("running shard%s %s of %d", "" if len(settings.shard_ids or ()) == 1 else "s",
+                 ",".join(map(str, settings.shard_ids)) if settings.shard_ids else "all",
+                 settings.shard_count)
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -13,15 +13,19 @@
     dms.py        DM delivery, the closed-door memory, one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
+    shards.py     which servers this process looks after when several share the shards
 
 Each piece of state has one owner here, with methods; the desk only wires them.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 
 from engine.manager import Event, GameManager
+from engine.manager.sharing import ShowAgain
 
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
@@ -48,9 +52,19 @@ class Desk:
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms)
         self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
         self._recovered = False
+        self._showing: set[asyncio.Task[None]] = set()
 
     async def on_event(self, event: Event) -> None:
-        """The manager's listener: every event goes to the announcer."""
+        """The manager's listener: every event goes to the announcer, but a table to show
+        again (another process died before it had posted a change: engine.manager.sharing)
+        goes to the recovery, in a task of its own: it waits for the table to be quiet,
+        which it is not while its events are being told."""
+        if isinstance(event, ShowAgain):
+            task = asyncio.create_task(self.recovery.show(event.table),
+                                       name=f"show-again-{event.game_id}")
+            self._showing.add(task)
+            task.add_done_callback(self._showing.discard)
+            return
         await self.announcer.on_event(event)
 
     async def on_ready(self) -> None:
@@ -65,3 +79,5 @@ class Desk:
         they would have)."""
         self.dms.close()
         self.announcer.close()
+        for task in self._showing:
+            task.cancel()

@@ -219,7 +219,8 @@ class Announcer:
         words = [last_move, *lines] if last_move else lines
         final = await self._posts.post_board(table, event.observation, "\n".join(words),
                                              view=messages.stopped(view), ply=table.ply,
-                                             lang=lang, allowed_mentions=NO_MENTIONS)
+                                             lang=lang, allowed_mentions=NO_MENTIONS,
+                                             nonce=f"end:{table.game_id}")
         where = self._posts.where(table)
         # asked of the channel itself, not of the server's setting: after a restart the
         # game may still be in the thread the bot opened, though threads are off since

@@ -72,6 +72,7 @@ class TableClicks:
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:
         async with refusals(interaction, f"lobby button {what}"):
+            await self._manager.catch_up(game_id)  # several processes: see catch_up
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -144,6 +145,7 @@ class TableClicks:
 
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
         async with refusals(interaction, "hand"):
+            await self._manager.catch_up(game_id)
             table = self._manager.get(game_id)
             held = table.held_seats(interaction.user.id)
             if not held:
@@ -159,6 +161,7 @@ class TableClicks:
         """A card of one seat's hand (``seat``; hands drawn before family seats name none:
         the clicker's own)."""
         async with refusals(interaction, "card button"):
+            await self._manager.catch_up(game_id)
             table = self._seat_or_refuse(game_id, interaction.user.id)
             if seat is None:
                 seat = table.seat_of(interaction.user.id)
@@ -195,6 +198,7 @@ class TableClicks:
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
         async with refusals(interaction, "move button"):
+            await self._manager.catch_up(game_id)
             table = self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
             seat = table.seat_of(interaction.user.id)
@@ -251,6 +255,7 @@ class TableClicks:
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
         async with refusals(interaction, "roll"):
+            await self._manager.catch_up(game_id)
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)

@@ -107,17 +107,23 @@ class Posts:
     async def post_board(self, table: TableView, obs: Observation, content: str, *,
                          view: discord.ui.View | None, ply: int, lang: str,
                          allowed_mentions: discord.AllowedMentions | None = None,
-                         tidy: bool = True, only_if: Callable[[], bool] | None = None
-                         ) -> discord.Message | None:
+                         tidy: bool = True, only_if: Callable[[], bool] | None = None,
+                         nonce: str | None = None) -> discord.Message | None:
         """The one way a board goes out: picture, words, buttons; remembered as the newest
         board (``ply``: the move it shows) and, where the server tidies, the one before
         it deleted. ``only_if``: asked once the picture is drawn (drawing takes a while);
-        False posts nothing (e.g. a newer move's own board is on its way)."""
+        False posts nothing (e.g. a newer move's own board is on its way).
+
+        Sent with a nonce Discord enforces (``nonce``, else ``board:<game>:<the table's
+        ply>``, the moment shown, which a move's ``ply`` is not: that is its index): a second
+        board of the same moment within minutes (a retry whose first try did get through,
+        or another process showing the table again) returns the first, never a copy."""
         picture = await board_file(messages.as_shown(table, obs),
                                    messages.seat_names(table, lang), lang, table.game_id)
         if only_if is not None and not only_if():
             return None
-        kwargs: dict[str, Any] = {"content": content, "file": picture, "view": view}
+        kwargs: dict[str, Any] = {"content": content, "file": picture, "view": view,
+                                  "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
         if allowed_mentions is not None:
             kwargs["allowed_mentions"] = allowed_mentions
         message = await self.post(table, **kwargs)

@@ -24,6 +24,7 @@ from .dms import DirectMessages
 from .pictures import BOARD, HAND, board_alt
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .shards import owns
 
 log = logging.getLogger(__name__)
 
@@ -52,19 +53,27 @@ class Recovery:
 
         async def one(table: TableView) -> None:
             async with gate:
-                try:
-                    if table.status == "lobby":
-                        await self._lobby(table)
-                    elif table.status == "playing":
-                        await self._game(table)
-                except Refusal:
-                    pass  # it ended meanwhile
-                except Exception:
-                    log.exception("could not show game %d again after the restart",
-                                  table.game_id)
+                await self.show(table)
 
+        # with several processes, each shows again only its own shards' servers' tables
         await asyncio.gather(*(one(table) for table in self._manager.tables()
-                               if table.created_at < self.started_at))
+                               if table.created_at < self.started_at
+                               and owns(self._bot, table.guild_id)))
+
+    async def show(self, table: TableView) -> None:
+        """Show one table again, posting only what its channel is missing. With several
+        processes (``manager.showing``) never two at once for one table: the second reads
+        what the first posted."""
+        try:
+            async with self._manager.showing(table.game_id):
+                if table.status == "lobby":
+                    await self._lobby(table)
+                elif table.status == "playing":
+                    await self._game(table)
+        except Refusal:
+            pass  # it ended meanwhile
+        except Exception:
+            log.exception("could not show game %d again after the restart", table.game_id)
 
     async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
         try:
@@ -143,7 +152,10 @@ class Recovery:
         await self._posts.post_board(
             table, obs, "\n".join([t("board.recovered", lang), messages.turn_line(table, lang)]),
             view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang, tidy=False,
-            only_if=still_current)
+            only_if=still_current,
+            # its own nonce: it is posted because the board of this moment is not in the
+            # channel (never got there, or was deleted), so it must not be answered with it
+            nonce=f"shown:{table.game_id}:{table.ply}")
 
     async def _hand(self, table: TableView, seat: int) -> None:
         """One seat's hand, unless the newest hand of that seat in the DMs shows it (a

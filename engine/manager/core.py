@@ -14,7 +14,7 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..errors import IllegalAction
@@ -42,7 +42,9 @@ from .events import (
     TurnTimedOut,
 )
 from .seats import Seat
+from .sharing import GameLock, SharedLock, Sharing, ShowAgain, local_lock
 from .store import GameRecord, GuildSettings, ResultRecord, Store
+from .store.postgres import PostgresDatabase
 from .timers import Clock, SystemClock
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,7 @@ class _Table:
     turn_reminded: bool = False
     turn_timer: float | None = None  # the host's own for this game (0: none); None: server's
     family_seats: bool = True
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: GameLock = field(default_factory=asyncio.Lock)  # shared: sharing.SharedLock
     outbox: deque[Event] = field(default_factory=deque)
     delivering: bool = False
     driver: asyncio.Task[None] | None = None
@@ -149,6 +151,9 @@ class GameManager:
         self._channel_lock = asyncio.Lock()
         self._timer_task: asyncio.Task[None] | None = None
         self._closing = False
+        # several processes on one PostgreSQL share the games (engine/manager/sharing.py)
+        db = store.database
+        self._sharing = Sharing(db, self) if isinstance(db, PostgresDatabase) else None
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -158,6 +163,7 @@ class GameManager:
         ``resume=False`` only loads (no forced passes, no computer moves): for looking at
         exactly what was restored.
         """
+        versions = await self._sharing.games.active_versions() if self._sharing else {}
         for rec in await self.store.games.load_active():
             try:
                 table = await self._restore(rec)
@@ -165,6 +171,7 @@ class GameManager:
                 log.exception("game %d could not be restored; it stays in the database "
                               "untouched", rec.id)
                 continue
+            self._share(table, versions.get(table.id))
             self._tables[table.id] = table
             self._by_channel[table.channel_id] = table.id
         for table in list(self._tables.values()):
@@ -174,6 +181,8 @@ class GameManager:
                 self._kick(table)
         if run_timers:
             self._timer_task = asyncio.create_task(self._timer_loop(), name="turn-timers")
+        if self._sharing is not None:
+            await self._sharing.start()
 
     async def close(self) -> None:
         """Stop timers and computer players, after the moves being made have been saved.
@@ -186,13 +195,15 @@ class GameManager:
         self._closing = True
         async with contextlib.AsyncExitStack() as held:
             for table in list(self._tables.values()):
-                await held.enter_async_context(table.lock)
+                await held.enter_async_context(local_lock(table.lock))
             tasks = [t.driver for t in self._tables.values() if t.driver and not t.driver.done()]
             if self._timer_task:
                 tasks.append(self._timer_task)
             for task in tasks:
                 task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if self._sharing is not None:
+            await self._sharing.close()
 
     async def settle(self) -> None:
         """Wait until no computer player is thinking or waiting to move (tests, demo)."""
@@ -339,9 +350,12 @@ class GameManager:
                 channel_id=channel_id, host_id=host.user_id, seats=seats, on_leave=on_leave,
                 created_at=now, settings=settings, lobby_deadline=deadline,
                 turn_timer=turn_timer, family_seats=family_seats)
+            self._share(table)
             self._tables[game_id] = table
             self._by_channel[channel_id] = game_id
             table.outbox.append(LobbyChanged(table.view(), "created"))
+        if self._sharing is not None:
+            await self._sharing.created(game_id)
         await self._flush(table)
         return table.view()
 
@@ -615,6 +629,8 @@ class GameManager:
         """Cancel idle lobbies; remind, act for, and finally free absent players."""
         now = self.clock.now()
         for table in list(self._tables.values()):
+            if self._sharing is not None and not _timers_due(table, now):
+                continue  # no database lock for a game with nothing due
             try:
                 async with table.lock:
                     if table.status == "lobby":
@@ -856,8 +872,104 @@ class GameManager:
                     except Exception:
                         log.exception("listener %r failed on %s of game %d", listener,
                                       type(event).__name__, table.id)
+            if self._sharing is not None:
+                await self._sharing.delivered(table.id, table.lock)
         finally:
             table.delivering = False
+
+    # -- sharing the database with other processes (engine/manager/sharing.py) ------------
+
+    def _share(self, table: _Table, version: str | None = None) -> None:
+        """On PostgreSQL a table's lock is the game's lock in the database."""
+        if self._sharing is not None:
+            async def reload() -> None:
+                await self._reload(table)
+
+            table.lock = self._sharing.lock(table.id, reload, version)
+
+    async def _reload(self, table: _Table) -> None:
+        """Bring a cached table to what the store holds (its lock is held): another
+        process changed it. A game that ended elsewhere leaves this process's tables."""
+        rec = await self.store.games.load_game(table.id)
+        if rec is None or rec.status not in ("lobby", "playing"):
+            self._close_table(table, rec.status if rec is not None else "cancelled")
+            return
+        fresh = await self._restore(rec, check=False)
+        if self._by_channel.get(table.channel_id) == table.id:
+            del self._by_channel[table.channel_id]
+        for f in fields(_Table):
+            if f.name not in _PROCESS_FIELDS:
+                setattr(table, f.name, getattr(fresh, f.name))
+        self._tables[table.id] = table
+        self._by_channel[table.channel_id] = table.id
+
+    async def catch_up(self, game_id: int) -> None:
+        """Before reading a game to answer a click: on PostgreSQL, bring its cache to the
+        stored version (one query; a reload only if another process changed it, or it is a
+        game this process has not heard of yet). A click may come faster than the news of
+        the move before it: a DM reaches shard 0's process however far the other is. On
+        SQLite, nothing to do."""
+        if self._sharing is None:
+            return
+        lock = self.shared_lock(game_id)
+        if lock is None:
+            await self.adopt(game_id)
+        else:
+            await lock.refresh()
+
+    def shared_lock(self, game_id: int) -> SharedLock | None:
+        table = self._tables.get(game_id)
+        return table.lock if table is not None and isinstance(table.lock, SharedLock) else None
+
+    async def adopt(self, game_id: int) -> None:
+        """A lobby or game another process made: cache it here too."""
+        versions_first = self._sharing.games if self._sharing is not None else None
+        version = await versions_first.version(game_id) if versions_first else None
+        rec = await self.store.games.load_game(game_id)
+        if rec is None or rec.status not in ("lobby", "playing") or game_id in self._tables:
+            return
+        table = await self._restore(rec, check=False)
+        if game_id in self._tables:
+            return  # adopted meanwhile
+        self._share(table, version)
+        self._tables[game_id] = table
+        self._by_channel[table.channel_id] = game_id
+
+    def computer_to_move(self) -> list[int]:
+        """Games in play where a computer is to move and no one here is thinking for it."""
+        return [t.id for t in self._tables.values()
+                if t.status == "playing" and t.game is not None and not t.game.is_over
+                and not t.is_person(t.game.current_seat)
+                and (t.driver is None or t.driver.done())]
+
+    def drive(self, game_id: int) -> None:
+        table = self._tables.get(game_id)
+        if table is not None:
+            self._kick(table)
+
+    def cached_ids(self) -> list[int]:
+        return list(self._tables)
+
+    async def show_again(self, game_id: int) -> None:
+        """Tell the listeners to show a table again (``sharing.ShowAgain``): the process
+        that changed it died before it had told everything."""
+        table = self._tables.get(game_id)
+        if table is None:
+            await self.adopt(game_id)
+            table = self._tables.get(game_id)
+        if table is None:
+            if self._sharing is not None:
+                await self._sharing.delivered(game_id, None)  # it ended: nothing to show
+            return
+        table.outbox.append(ShowAgain(table.view()))
+        await self._flush(table)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while a table is shown again after a restart or a take-over, so two
+        processes never both post what its channel is missing (a no-op on SQLite)."""
+        if self._sharing is None:
+            return contextlib.nullcontext()
+        return self._sharing.showing(game_id)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -970,7 +1082,7 @@ class GameManager:
                                     s.resigned or s.left, guardian=s.guardian))
         return out
 
-    async def _restore(self, rec: GameRecord) -> _Table:
+    async def _restore(self, rec: GameRecord, *, check: bool = True) -> _Table:
         settings = _with_timer(
             await self.store.games.guild_settings(rec.guild_id) if rec.guild_id is not None
             else GuildSettings(0), rec.turn_timer)
@@ -981,7 +1093,9 @@ class GameManager:
             settings=settings, lobby_deadline=rec.lobby_deadline,
             turn_deadline=rec.turn_deadline, turn_reminded=rec.turn_reminded,
             turn_timer=rec.turn_timer, family_seats=rec.family_seats)
-        if rec.status == "playing":
+        if rec.status == "playing" and not check and rec.snapshot is not None:
+            table.game = load(rec.snapshot)  # a cache brought up to date: no replay
+        elif rec.status == "playing":
             table.game = self._check_snapshot(rec)
             if table.game.to_dict() != rec.snapshot:
                 # The log won: write its state back so snapshot and log agree again.
@@ -1010,6 +1124,18 @@ def _with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSetti
     if turn_timer is None:
         return settings
     return replace(settings, turn_timer=turn_timer or None)
+# What a process keeps of a table when it reloads it from the store (sharing): its lock,
+# what it is still announcing, its computer players. Everything else is the store's.
+_PROCESS_FIELDS = frozenset({"id", "lock", "outbox", "delivering", "driver", "agents"})
+
+
+def _timers_due(table: _Table, now: float) -> bool:
+    """Whether ``check_timers`` may have something to do for this table now (a reminder
+    is due at half time: until it is sent, a turn with a deadline counts as due)."""
+    if table.status == "lobby":
+        return table.lobby_deadline is not None and now >= table.lobby_deadline
+    return table.turn_deadline is not None and (
+        not table.turn_reminded or now >= table.turn_deadline)
 
 
 def _applying(action: str) -> Callable[[Game], None]:

@@ -40,3 +40,42 @@ def test_the_token_never_shows(caplog: pytest.LogCaptureFixture) -> None:
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "sent %s", ("sekrit-token",), None)
     RedactToken("sekrit-token").filter(record)
     assert record.getMessage() == "sent [token]"
+
+
+def test_without_shard_settings_the_bot_is_one_unsharded_process() -> None:
+    from bot import SequenceBot, bot_class
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc"})
+    assert not s.sharded and s.runs_shard_zero and bot_class(s) is SequenceBot
+
+
+def test_shard_settings_make_an_auto_sharded_bot_for_those_shards() -> None:
+    from discord.ext import commands
+
+    from bot import SequenceBot, bot_class
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "SHARD_COUNT": "4", "SHARD_IDS": "3, 1"})
+    assert (s.shard_count, s.shard_ids, s.runs_shard_zero) == (4, (1, 3), False)
+    cls = bot_class(s)
+    assert issubclass(cls, SequenceBot) and issubclass(cls, commands.AutoShardedBot)
+    bot = cls(s)
+    assert (bot.shard_count, bot.shard_ids) == (4, [1, 3])
+    assert "shards=[1, 3] of 4" in repr(s)
+
+
+def test_a_shard_count_alone_runs_every_shard_here() -> None:
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "SHARD_COUNT": "2"})
+    assert (s.shard_count, s.shard_ids, s.runs_shard_zero) == (2, None, True)
+
+
+@pytest.mark.parametrize(("shards", "why"), [
+    ({"SHARD_IDS": "0"}, "needs SHARD_COUNT"),
+    ({"SHARD_COUNT": "0"}, "at least 1"),
+    ({"SHARD_COUNT": "two"}, "at least 1"),
+    ({"SHARD_COUNT": "2", "SHARD_IDS": "2"}, "from 0 to 1"),
+    ({"SHARD_COUNT": "2", "SHARD_IDS": "0,0"}, "different shards"),
+    ({"SHARD_COUNT": "2", "SHARD_IDS": "0;1"}, "separated by commas"),
+])
+def test_a_malformed_shard_setting_says_what_is_wrong(shards: dict[str, str], why: str) -> None:
+    with pytest.raises(SettingsError, match=why):
+        Settings.from_env({"DISCORD_TOKEN": "abc", **shards})

@@ -114,6 +114,14 @@ REVIEWED_SQL = {
         "sqlite_to_postgres: TABLES, and column names the target's information_schema gave",
     "await tx.executemany(":
         "sqlite_to_postgres: the same table and column names; the values are parameters",
+    "await conn.execute(held.also[0], *held.also[1])":
+        "postgres.write under a game's lock: shared.PROMISE, a module constant; the values "
+        "(game id, owner, seconds) are parameters",
+    "rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)":
+        "shared.take_over: the module constant TAKE_OVER; owner and seconds are parameters",
+    'await admin.execute(f\'CREATE DATABASE "{dbname}"\')':
+        "bench.sharing_bench: a database name made of a constant prefix and the constant "
+        "names of the ways measured, on a throwaway server",
 }
 
 

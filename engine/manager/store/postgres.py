@@ -16,9 +16,13 @@ finds the work done. A database newer than the code is refused before anything i
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -57,6 +61,50 @@ def redacted(url: str) -> str:
         host = f"{host}:{parts.port}"
     user = f"{parts.username}@" if parts.username else ""
     return urlunsplit(parts._replace(netloc=f"{user}{host}"))
+
+
+@dataclass
+class _Held:
+    conn: asyncpg.Connection
+    task: asyncio.Task[Any] | None
+    # a statement every write on this connection also runs, in the same transaction
+    # (the promise to deliver the change's announcements: ``shared.SharedGames.locked``)
+    also: tuple[str, tuple[Any, ...]] | None = None
+    active: bool = True
+
+
+_HELD: ContextVar[_Held | None] = ContextVar("sequence_held_connection", default=None)
+
+
+@contextlib.contextmanager
+def holding(conn: asyncpg.Connection, also: tuple[str, tuple[Any, ...]] | None = None
+            ) -> Iterator[None]:
+    """While the block runs, this task's reads and writes go to ``conn`` (it holds a game's
+    lock: ``shared.SharedGames.locked``), and every write transaction also runs ``also``
+    (SQL with ``$n`` placeholders, and its arguments)."""
+    held = _Held(conn, asyncio.current_task(), also)
+    token = _HELD.set(held)
+    try:
+        yield
+    finally:
+        held.active = False
+        _HELD.reset(token)
+
+
+def _held() -> _Held | None:
+    held = _HELD.get()
+    if held is not None and held.active and held.task is asyncio.current_task():
+        return held
+    return None
+
+
+def held_connection() -> asyncpg.Connection | None:
+    """The connection holding a game's lock, if this very task holds one.
+
+    The task is checked as well as the context: a task started while the lock is held
+    copies the context, and must not use a connection that is not its own."""
+    held = _held()
+    return held.conn if held is not None else None
 
 
 class PostgresTx:
@@ -105,6 +153,22 @@ class PostgresDatabase:
 
     def __str__(self) -> str:
         return redacted(self.url)
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        """The pool itself, for ``shared.SharedGames`` (game locks, change notices)."""
+        return self._pool
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """The connection holding a game's lock if this task holds one (its reads and
+        writes go there: see ``shared``), else one from the pool."""
+        held = held_connection()
+        if held is not None:
+            yield held
+            return
+        async with self._pool.acquire() as conn:
+            yield conn
 
     @classmethod
     async def connect(
@@ -158,16 +222,18 @@ class PostgresDatabase:
     # -- reading -----------------------------------------------------------------------
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        row: Row | None = await self._pool.fetchrow(_sql(sql), *params)
+        async with self._connection() as conn:
+            row: Row | None = await conn.fetchrow(_sql(sql), *params)
         return row
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        rows: list[Row] = await self._pool.fetch(_sql(sql), *params)
+        async with self._connection() as conn:
+            rows: list[Row] = await conn.fetch(_sql(sql), *params)
         return rows
 
     async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """``work``'s reads all see one snapshot (a game's row, seats and log agree)."""
-        async with self._pool.acquire() as conn, conn.transaction(
+        async with self._connection() as conn, conn.transaction(
                 isolation="repeatable_read", readonly=True):
             return await work(PostgresTx(conn))
 
@@ -175,7 +241,10 @@ class PostgresDatabase:
 
     async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """One transaction on a pooled connection; returns after its COMMIT."""
-        async with self._pool.acquire() as conn, conn.transaction():
+        held = _held()
+        async with self._connection() as conn, conn.transaction():
+            if held is not None and held.also is not None:
+                await conn.execute(held.also[0], *held.also[1])
             return await work(PostgresTx(conn))
 
 

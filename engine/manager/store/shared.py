@@ -1,0 +1,152 @@
+"""What several bot processes on one PostgreSQL need from it to share the games.
+
+No game lives in one process's memory as the source of truth: each process may cache a
+game, but changes it only while holding that game's lock in the database, after checking
+the stored version against its cache. Three things here, all PostgreSQL's own:
+
+- **A game's lock**: ``pg_advisory_lock(GAME_LOCKS, game_id)`` on one pooled connection,
+  held from the check to the commit. While a task holds it, the store's reads and writes
+  in that task run on the same connection (``held_connection``), so a process never needs
+  a second connection to finish what it locked, and a pool as small as the number of games
+  changing at once cannot deadlock. If the process dies, its connection closes and
+  PostgreSQL lets the lock go: nothing to clean up.
+- **A game's version**: the row's ``xmin`` (the transaction that last wrote it). Every
+  change of a game writes its ``games`` row (a move its snapshot, a lobby its deadline, an
+  end its status), so an unchanged ``xmin`` means an unchanged game: no migration needed.
+- **Change notices**: ``NOTIFY sequence_games, '<game id>'`` after a change, heard by every
+  other process through ``LISTEN`` on one dedicated connection, so their caches follow
+  within milliseconds (a process that misses one finds out at its next check anyway).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import asyncpg
+
+from .postgres import PostgresDatabase, held_connection, holding
+
+log = logging.getLogger(__name__)
+
+#: The first key of every game's advisory lock (the second is the game id), so the locks
+#: never meet the migration lock or another application's.
+GAME_LOCKS = 0x5E9
+SHOWING_LOCKS = 0x5EA  # showing a table again (two processes never both post what is missing)
+CHANNEL = "sequence_games"
+CLAIM = 30.0  # seconds a process has to post a change's announcements before others may
+
+# The promise to announce, written in the transaction of every change made under the lock.
+PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
+           " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
+           " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
+# Take over the promises whose time ran out: in one statement, so two processes never
+# take the same one (SKIP LOCKED), and each taken one is now owed by the taker.
+TAKE_OVER = """
+WITH overdue AS (
+    DELETE FROM deliveries WHERE (game_id, owner) IN (
+        SELECT game_id, owner FROM deliveries
+        WHERE until < extract(epoch from clock_timestamp())
+        FOR UPDATE SKIP LOCKED LIMIT 50)
+    RETURNING game_id)
+INSERT INTO deliveries (game_id, owner, until)
+SELECT DISTINCT game_id, $1, extract(epoch from clock_timestamp()) + $2 FROM overdue
+ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until
+RETURNING game_id
+"""
+
+
+class SharedGames:
+    """Locks, versions and change notices of the games in one PostgreSQL database."""
+
+    def __init__(self, db: PostgresDatabase) -> None:
+        self._db = db
+        self._listener: asyncpg.Connection | None = None
+        self._heard: Callable[[int], None] | None = None
+        self.claim = CLAIM  # tests shorten it
+
+    @contextlib.asynccontextmanager
+    async def locked(self, game_id: int, owner: str | None = None,
+                     space: int = GAME_LOCKS) -> AsyncIterator[None]:
+        """Hold ``game_id``'s lock (waiting while another process holds it). With an
+        ``owner``, every write made meanwhile also promises, in its own transaction, that
+        ``owner`` will deliver the change's announcements (``delivered`` keeps it)."""
+        if not 0 <= game_id < 2**31:
+            raise ValueError(f"game id {game_id} does not fit an advisory lock key")
+        also = (PROMISE, (game_id, owner, self.claim)) if owner is not None else None
+        async with self._db.pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id)
+            try:
+                with holding(conn, also):
+                    yield
+            finally:
+                # a connection that broke lost its lock with its session: nothing to undo
+                with contextlib.suppress(asyncpg.PostgresError, OSError,
+                                         asyncpg.InterfaceError):
+                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", space, game_id)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while a process shows a table again (after a restart, or taking over)."""
+        return self.locked(game_id, space=SHOWING_LOCKS)
+
+    async def delivered(self, game_id: int, owner: str) -> None:
+        """``owner`` posted every announcement it owed for ``game_id``."""
+        await self._db.pool.execute(
+            "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
+
+    async def take_over(self, owner: str) -> list[int]:
+        """The games whose owed announcements nobody delivered in time, now owed by
+        ``owner`` (for another ``CLAIM`` seconds)."""
+        rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)
+        return [int(r[0]) for r in rows]
+
+    async def version(self, game_id: int) -> str | None:
+        """The game row's version (``xmin``), None if there is no such game."""
+        conn = held_connection()
+        if conn is not None:
+            found = await conn.fetchval("SELECT xmin::text FROM games WHERE id = $1", game_id)
+        else:
+            found = await self._db.pool.fetchval(
+                "SELECT xmin::text FROM games WHERE id = $1", game_id)
+        return str(found) if found is not None else None
+
+    async def active_versions(self) -> dict[int, str]:
+        """Every lobby and game in play, with its version."""
+        rows = await self._db.pool.fetch(
+            "SELECT id, xmin::text FROM games WHERE status IN ('lobby', 'playing')")
+        return {int(r[0]): str(r[1]) for r in rows}
+
+    async def notify(self, game_id: int) -> None:
+        """Tell the other processes that ``game_id`` changed."""
+        conn = held_connection()
+        if conn is not None:
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
+        else:
+            await self._db.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
+
+    async def listen(self, heard: Callable[[int], None]) -> None:
+        """Call ``heard(game_id)`` for every change another process announces (on one
+        dedicated connection; ``listening`` says whether it is still up)."""
+        self._heard = heard
+        conn = await asyncpg.connect(self._db.url)
+        await conn.add_listener(CHANNEL, self._on_notice)
+        self._listener = conn
+
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and not self._listener.is_closed()
+
+    def _on_notice(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        # our own notices come back too (the listener is a session of its own): the
+        # manager finds its cache already at that version and does nothing
+        if self._heard is not None:
+            with contextlib.suppress(ValueError):
+                self._heard(int(payload))
+
+    async def close(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None and not listener.is_closed():
+            with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
+                await listener.close()

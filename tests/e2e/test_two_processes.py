@@ -1,0 +1,142 @@
+"""Two ``python bot.py`` processes, shards 0 and 1 of 2, on one PostgreSQL (issue 17).
+
+Discord gives a server's events to the shard that owns it but every DM to shard 0, so the
+hand buttons of a game in a server on shard 1 are clicked at the process that runs shard
+0. Nothing routes them: that process plays the move itself on the shared database, posts
+the board in the other shard's server and sends the next hand. Both games here are played
+from the DMs to their final boards, at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import bot as bot_module
+from engine.manager import Store
+from tests.e2e.conftest import running_bot
+from tests.e2e.people import boards, latest_hand, play_until_over, turn_from_dm, whose_turn
+from tests.e2e.test_restart import begun
+from tests.fakediscord import FakeDiscord, FakeMessage, Person
+from tests.reliability.harness import BotProcess, error_lines
+
+
+def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
+    return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
+                      computer_delay=0.0,
+                      extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
+                                 "SHARD_IDS": str(shard)})
+
+
+@contextlib.asynccontextmanager
+async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str
+                        ) -> AsyncIterator[tuple[BotProcess, BotProcess]]:
+    zero, one = shard_process(fake, tmp_path, url, 0), shard_process(fake, tmp_path, url, 1)
+    try:
+        await asyncio.gather(zero.launch(), one.launch())  # both start at once
+        await fake.wait_until_connected(60)  # every shard, each from its own process
+        await fake.wait_for(lambda: fake.commands.get(None), 30, "the global command sync")
+        yield zero, one
+    finally:
+        codes = await asyncio.gather(zero.stop(), one.stop())
+    assert codes == [0, 0], (zero.log()[-3000:], one.log()[-3000:])
+
+
+async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
+    """The host opens a Kids game in their server, the guest joins, the host starts."""
+    lobby = await (await host.slash("sequence new", game="kids", timeout=15)).reply(timeout=15)
+    await (await guest.click(lobby, label="Join", timeout=15)).wait_ack(15)
+    await fake.wait_for(lambda: guest.name in lobby.text, 15, f"{guest.name} seated")
+    await (await host.click(lobby, label="Start", timeout=15)).wait_ack(15)
+    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 15, "the board"))[-1]
+    mover = host if whose_turn(board) == host.id else guest
+    await latest_hand(mover, timeout=15)
+    return board
+
+
+def game_of(final: FakeMessage) -> str:
+    """The game id on a final board's same-seats rematch button (``seq:rematch:again:<id>``)."""
+    return next(c.split(":")[3] for c in final.custom_ids()
+                if c.startswith("seq:rematch:again:"))
+
+
+def dm_clicks(fake: FakeDiscord, shard: int, game_id: str) -> int:
+    """Clicks in DMs on ``game_id``'s buttons that Discord (the fake) sent to ``shard``."""
+    session = fake.sessions.get(shard)
+    return sum(1 for frame in (session.sent if session else [])
+               if frame.get("t") == "INTERACTION_CREATE" and frame["d"].get("guild_id") is None
+               and str(frame["d"].get("data", {}).get("custom_id", "")).split(":")[2:3]
+               == [game_id])
+
+
+async def test_two_processes_play_games_on_both_shards_with_dm_clicks_at_shard_0(
+        tmp_path: Path, postgres_url: str) -> None:
+    async with FakeDiscord(shards=2) as fake:
+        zero = fake.add_guild("Zero", shard=0)
+        one = fake.add_guild("One", shard=1)
+        ann, bob = fake.add_person("Ann", zero), fake.add_person("Bob", zero)
+        cat, dan = fake.add_person("Cat", one), fake.add_person("Dan", one)
+        async with two_processes(fake, tmp_path, postgres_url) as (p0, p1):
+            await asyncio.gather(begin(fake, ann, bob), begin(fake, cat, dan))
+            finals = await asyncio.gather(
+                play_until_over(fake, zero.channel_id, [ann, bob], turn_from_dm),
+                play_until_over(fake, one.channel_id, [cat, dan], turn_from_dm))
+            for final in finals:
+                assert any(c.startswith("seq:rematch:") for c in final.custom_ids())
+            # shard 1's game was played from DMs, which only shard 0's process receives
+            on_one = game_of(finals[1])
+            assert dm_clicks(fake, 0, on_one) > 10 and dm_clicks(fake, 1, on_one) == 0
+            for channel in (zero.channel_id, one.channel_id):
+                posted = boards(fake, channel)
+                # (the final board shows the last move's position again, with the winner)
+                seen = [(b.content, b.files[0].description) for b in posted]
+                assert len(seen) == len(set(seen)), "no board posted twice"
+        for process in (p0, p1):
+            assert error_lines(process.log()) == [], process.log()[-3000:]
+        assert "commands are synced by the process that runs shard 0" in p1.log()
+
+
+async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path) -> None:
+    """Discord's enforced nonce: a second board of the same game and ply (a retry whose
+    first try got through, or another process showing the table again) is the first one."""
+
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "bot.db") as bot:
+                board, _, _ = await begun(fake, alice, bob)
+                assert bot.desk is not None and bot.manager is not None
+                table = bot.manager.tables()[0]
+                obs = bot.manager.spectator_observation(table.game_id)
+                again = await bot.desk.posts.post_board(table, obs, "again", view=None,
+                                                        ply=table.ply, lang="en")
+                assert again is not None and again.id == board.id
+                assert fake.nonce_repeats == 1
+                assert len(boards(fake, guild.channel_id)) == 1
+
+
+async def test_a_server_setting_changed_by_another_process_shows_here_soon(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+
+    monkeypatch.setattr(bot_module, "PREFERENCES_EVERY", 0.1)
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "bot.db",
+                                   database_url=postgres_url) as bot:
+                assert bot.desk is not None
+                assert bot.desk.prefs.guild_lang(guild.id) == "en"
+                other = await Store.connect(postgres_url)  # another process's store
+                try:
+                    settings = await other.games.guild_settings(guild.id)
+                    await other.games.save_guild_settings(replace(settings, locale="no"))
+                finally:
+                    await other.close()
+                await fake.wait_for(lambda: bot.desk.prefs.guild_lang(guild.id) == "no", 5,
+                                    "the other process's setting")

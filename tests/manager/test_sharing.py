@@ -1,0 +1,266 @@
+"""Two processes on one PostgreSQL share every game (issue 17, engine/manager/sharing.py).
+
+Each "process" here is a GameManager with its own store (its own connection pool) on the
+same database, as two ``python bot.py`` processes are. Discord sends a DM click to whichever
+process runs shard 0, so any of them must be able to play any game: a move takes the game's
+lock in the database and reloads the game if another process changed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from engine import Refusal
+from engine.manager import GameManager, ManualClock, Store
+from engine.manager.events import Moved
+from engine.manager.sharing import ShowAgain
+from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
+
+CHANNEL = 910
+
+
+class StuckClock(ManualClock):
+    """A clock whose sleeps never end: a computer player that will never move (the process
+    is about to die with its turn pending)."""
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.Event().wait()
+
+
+async def eventually(check: Callable[[], Any], what: str, timeout: float = 10.0) -> Any:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        found = check()
+        if found:
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+async def two(postgres_url: str, clock: ManualClock
+              ) -> AsyncIterator[tuple[GameManager, GameManager]]:
+    stores = [await Store.connect(postgres_url), await Store.connect(postgres_url)]
+    managers = [make_manager(s, clock) for s in stores]
+    for m in managers:
+        await m.start(run_timers=False)
+    yield managers[0], managers[1]
+    for m in managers:
+        await m.close()
+    for s in stores:
+        await s.close()
+
+
+async def test_a_lobby_made_in_one_process_is_joined_and_played_to_the_end_from_both(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, b = two
+    heard_a, heard_b = Recorder(), Recorder()
+    a.add_listener(heard_a)
+    b.add_listener(heard_b)
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await eventually(lambda: b.table_for_channel(CHANNEL), "the other process to hear of it")
+    await b.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)  # a knows Bob joined although b seated him
+    gid = lobby.game_id
+    rng = random.Random(7)
+    moves = 0
+    while a.is_active(gid):
+        # a person reads the board the last move posted, then clicks; their click arrives
+        # at the other process every other time
+        await eventually(lambda: not b.is_active(gid) or a.get(gid) == b.get(gid),
+                         "both caches to agree")
+        if not b.is_active(gid):
+            break
+        here = (a, b)[moves % 2]
+        view = here.get(gid)
+        if view.turn is None:
+            break
+        user = view.seats[view.turn].user_id
+        assert user is not None
+        # the move is checked against the stored game, whatever this process cached
+        obs = here.observation_for(gid, user)
+        if obs["legal"]:
+            await here.submit(gid, user, rng.choice(obs["legal"]))
+            moves += 1
+    await eventually(lambda: not b.is_active(gid), "the game to end in both processes")
+    record = await a.load_record(gid)
+    assert record is not None and record.status == "finished"
+    plies = [e.ply for e in heard_a.of(Moved) + heard_b.of(Moved)]
+    assert sorted(plies) == list(range(len(record.actions))), "every ply told once"
+    assert moves > 10
+
+
+async def test_a_double_click_arriving_at_both_processes_is_played_once(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, b = two
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    gid = lobby.game_id
+    await eventually(lambda: b.is_active(gid) and b.get(gid).status == "playing", "b to follow")
+    view = a.get(gid)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    assert user is not None
+    action = a.observation_for(gid, user)["legal"][0]
+    results = await asyncio.gather(
+        a.submit(gid, user, action, expected_ply=view.ply),
+        b.submit(gid, user, action, expected_ply=view.ply), return_exceptions=True)
+    played = [r for r in results if isinstance(r, Moved)]
+    refused = [r for r in results if isinstance(r, Refusal)]
+    assert len(played) == 1 and len(refused) == 1, results
+    assert refused[0].code == "already_played"
+    record = await a.load_record(gid)
+    assert record is not None and len(record.actions) == view.ply + 1
+
+
+async def test_a_process_that_missed_the_news_reloads_before_it_moves(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, b = two
+    assert b._sharing is not None
+    await b._sharing.games.close()  # b hears no notices now (and its look is not due)
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    gid = lobby.game_id
+    await b.adopt(gid)  # b caches the game at its start...
+    stale = b.get(gid)
+    view = a.get(gid)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    assert user is not None
+    await a.submit(gid, user, a.observation_for(gid, user)["legal"][0])  # ...then a moves
+    assert b.get(gid).ply == stale.ply, "b's cache is behind"
+    now = a.get(gid)
+    nxt = now.seats[now.turn].user_id  # type: ignore[index]
+    assert nxt is not None
+    # the stale button b would have drawn is refused as it is in one process
+    with pytest.raises(Refusal) as refused:
+        await b.submit(gid, user, "lion@A1", expected_ply=stale.ply)
+    assert refused.value.code == "already_played"
+    moved = await b.submit(gid, nxt, a.observation_for(gid, nxt)["legal"][0],
+                           expected_ply=now.ply)
+    assert moved.ply == now.ply and b.get(gid).ply == now.ply + 1
+
+
+async def test_a_computer_turn_left_by_a_dead_process_is_played_by_another(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed = make_manager(doomed_store, StuckClock())
+    live = make_manager(live_store, clock)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    try:
+        assert live._sharing is not None
+        live._sharing.interval = 0.1
+        lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await doomed.add_computer(CHANNEL, ANN.user_id, "easy")
+        await doomed.join(CHANNEL, CAT)
+        await doomed.start_game(CHANNEL, ANN.user_id)
+        gid = lobby.game_id
+        rng = random.Random(3)
+        while True:  # people play until a computer is to move
+            view = doomed.get(gid)
+            user = view.seats[view.turn].user_id  # type: ignore[index]
+            if user is None:
+                break
+            await doomed.submit(gid, user, rng.choice(doomed.observation_for(gid, user)["legal"]))
+        ply = doomed.get(gid).ply
+        await doomed.close()  # its computer player never moved
+        await doomed_store.close()
+        await eventually(lambda: live.get(gid).ply > ply if live.is_active(gid) else True,
+                         "the live process to play the computer's turn")
+        record = await live.load_record(gid)
+        assert record is not None and len(record.actions) > ply
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def owed(store: Store) -> list[tuple[int, str]]:
+    rows = await store.database.fetchall("SELECT game_id, owner FROM deliveries")
+    return [(int(r[0]), str(r[1])) for r in rows]
+
+
+async def test_a_change_promises_its_announcements_and_keeps_the_promise(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, _ = two
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    view = a.get(lobby.game_id)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    assert user is not None
+    await a.submit(lobby.game_id, user, a.observation_for(lobby.game_id, user)["legal"][0])
+    assert await owed(a.store) == [], "told, so nothing is owed"
+
+
+class Hangs:
+    """A listener that never finishes telling a move (its process is about to die)."""
+
+    async def on_event(self, event: Any) -> None:
+        if isinstance(event, Moved):
+            await asyncio.Event().wait()
+
+
+async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    heard = Recorder()
+    live.add_listener(heard)
+    try:
+        assert doomed._sharing is not None and live._sharing is not None
+        doomed._sharing.games.claim = 0.3
+        live._sharing.interval = 0.1
+        doomed.add_listener(Hangs())
+        lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await doomed.join(CHANNEL, BOB)
+        await doomed.start_game(CHANNEL, ANN.user_id)
+        gid = lobby.game_id
+        view = doomed.get(gid)
+        user = view.seats[view.turn].user_id  # type: ignore[index]
+        assert user is not None
+        move = asyncio.create_task(
+            doomed.submit(gid, user, doomed.observation_for(gid, user)["legal"][0]))
+        await eventually(lambda: doomed.announcing(gid) and not move.done(), "the move to hang")
+        assert [g for g, _ in await owed(live_store)] == [gid], "committed and promised"
+        move.cancel()  # the process dies with its board unposted
+        await asyncio.gather(move, return_exceptions=True)
+        await doomed.close()
+        await doomed_store.close()
+        shown = await eventually(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
+                                 "another process to show the table again")
+        assert [e.game_id for e in shown] == [gid]
+        assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
+        for _ in range(100):
+            if not await owed(live_store):
+                break
+            await asyncio.sleep(0.05)
+        assert await owed(live_store) == [], "the promise was kept by the taker"
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def test_a_click_reads_the_game_as_stored_even_before_the_news_arrives(
+        two: tuple[GameManager, GameManager]) -> None:
+    a, b = two
+    assert b._sharing is not None
+    await b._sharing.games.close()  # the news of a's changes never reaches b
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    gid = lobby.game_id
+    assert not b.is_active(gid)
+    await b.catch_up(gid)  # a click on a button of a game b has not heard of
+    assert b.get(gid).status == "lobby"
+    await a.join(CHANNEL, BOB)
+    await a.start_game(CHANNEL, ANN.user_id)
+    assert b.get(gid).status == "lobby", "b has not heard"
+    await b.catch_up(gid)
+    assert b.get(gid) == a.get(gid)
