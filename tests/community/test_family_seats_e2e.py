@@ -6,11 +6,14 @@ keeps the child's seat with its grown-up."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
 import pytest
 
+from cogs.table.messages import hand_cards
+from engine.manager import GameManager
 from tests.community.play import lobby_of, seat
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, choose_first, final_board, whose_turn
@@ -60,12 +63,32 @@ async def family(tmp_path: Path):  # type: ignore[no-untyped-def]
         yield w
 
 
+NOT_YOUR_TURN = ("It's not your turn.", "Det er ikke din tur.")
+
+
+async def newest_hand(manager: GameManager, channel: int, holder: Person, seat: int,
+                      lang: str) -> FakeMessage | None:
+    """The newest hand of ``seat`` in ``holder``'s DMs once it shows the seat's cards as
+    they are now (a new one comes after each of its moves; a forced pass leaves the last
+    one standing); None if the turn moves on first. Polled: the state read here changes
+    without Discord traffic, which is what the fake's own waits wake on."""
+    async with asyncio.timeout(5):
+        while True:
+            view = manager.table_for_channel(channel)
+            if view is None or view.turn != seat:
+                return None
+            cards = hand_cards(manager.seat_observation(view.game_id, seat), lang)
+            shown = hands_of(holder, seat)
+            if shown and shown[-1].files and shown[-1].files[0].description == cards:
+                return shown[-1]
+            await asyncio.sleep(0.02)
+
+
 async def play_to_the_end(world: World, people: list[Person]) -> FakeMessage:
     """Whoever holds the seat to move plays from that seat's newest hand in the DMs."""
     fake, channel = world.discord, world.guild.channel_id
     manager = world.bot.manager
     assert manager is not None
-    seen: dict[int, int] = {}  # seat -> how many hands it had when it last played
     for _ in range(300):
         done = final_board(fake, channel)
         if done is not None:
@@ -75,27 +98,26 @@ async def play_to_the_end(world: World, people: list[Person]) -> FakeMessage:
             return await fake.wait_for(lambda: final_board(fake, channel), 5, "the end")
         turn, ply = table.turn, table.ply
         holder = next(p for p in people if p.id == table.seats[turn].user_id)
-        # after a seat's move a new hand comes (it drew): wait for that one, as a person would
-        hand = await fake.wait_for(
-            lambda h=holder, s=turn: (hands_of(h, s)[-1] if len(hands_of(h, s)) > seen.get(s, 0)
-                                      else None), 5, "the new hand of the seat to move")
-        seen[turn] = len(hands_of(holder, turn))
+        lang = world.bot.desk.prefs.user_lang(holder.id, table.guild_id)  # type: ignore[union-attr]
+        hand = await newest_hand(manager, channel, holder, turn, lang)
+        if hand is None:
+            continue  # the turn moved on meanwhile (a forced pass): look again
         for button in hand.buttons():
             prompt = await (await holder.click(hand, button["custom_id"])).reply()
-            if prompt.content == "It's not your turn.":
+            if prompt.content in NOT_YOUR_TURN:
                 # an exchange left no playable card: the forced pass that follows moved the
                 # turn on while we looked (a person would wait for the next board too)
-                seen[turn] -= 1
                 break
             if any("seq:play:" in c or "seq:spaces:" in c for c in prompt.custom_ids()):
                 await (await choose_first(holder, prompt)).wait_ack()
                 break
         else:
             raise AssertionError(f"no playable card in {hand!r}: {prompt.content!r}")
-        if prompt.content != "It's not your turn.":
-            await fake.wait_for(lambda p=ply: (manager.table_for_channel(channel) is None
-                                               or manager.table_for_channel(channel).ply > p),  # type: ignore[union-attr]
-                                5, "the move")
+        if prompt.content not in NOT_YOUR_TURN:
+            async with asyncio.timeout(5):  # the move (polled, as newest_hand says why)
+                while (view := manager.table_for_channel(channel)) is not None \
+                        and view.ply <= ply:
+                    await asyncio.sleep(0.02)
     raise AssertionError("the game did not end")
 
 
@@ -227,3 +249,28 @@ async def test_in_norwegian_the_form_the_lobby_and_the_hands_speak_norwegian(
     first = boards(familie.discord, familie.guild.channel_id)[0]
     if whose_turn(first) is None and "Emma" in first.content.split("\n")[-1]:
         assert f"Det er **Emma** sin tur ({mamma.mention})." in first.content
+    final = await play_to_the_end(familie, [mamma, pappa])  # Mamma plays both seats
+    assert any(c.startswith("seq:rematch:") for c in final.custom_ids())
+    for message in pappa.dms() + pappa.ephemerals():  # Pappa never saw their hands
+        assert not any((c := SEAT_CARD.fullmatch(i)) and int(c["seat"]) != 2
+                       for i in message.custom_ids())
+
+
+async def test_my_hand_shows_every_seat_the_grown_up_holds_and_a_rematch_keeps_the_child(
+        family: World) -> None:
+    mum, dad = family["Mum"], family["Dad"]
+    await family_game(family, mum, dad)
+    board = boards(family.discord, family.guild.channel_id)[-1]
+    await (await mum.click(board, label="My hand")).wait_ack()
+    hands = await family.discord.wait_for(
+        lambda: [m for m in mum.ephemerals() if m.png_files()] if len(
+            [m for m in mum.ephemerals() if m.png_files()]) >= 2 else None, 5, "two hands")
+    assert [h.content.split("**")[1] for h in hands] == ["Mum's cards", "Emma's cards"]
+    assert {int(SEAT_CARD.fullmatch(h.custom_ids()[0])["seat"]) for h in hands} == {0, 1}  # type: ignore[index]
+    # Mum resigns for both seats (she names them), Dad wins; the rematch seats Emma again
+    for number in (2, 1):
+        await (await mum.slash("sequence resign", seat=number)).wait_ack()
+    final = await family.discord.wait_for(
+        lambda: final_board(family.discord, family.guild.channel_id), 5, "the final board")
+    rematch = await (await dad.click(final, label="Rematch")).reply()
+    assert "Emma (with Mum)" in rematch.text and "Mum plays for Emma" in rematch.text
