@@ -27,6 +27,17 @@ WIN_RATE = f"(1.0 * {WINS} / COUNT(*))"
 WHO = "CASE WHEN guardian IS NULL THEN '' ELSE name END"
 
 
+def _narrow(where: list[str], params: list[Any], guild_id: int | None, kind: str | None
+            ) -> None:
+    """Add "in this server" and "of this game" to a query's terms, when asked."""
+    if guild_id is not None:
+        where.append("guild_id = ?")
+        params.append(guild_id)
+    if kind is not None:
+        where.append("kind = ?")
+        params.append(kind)
+
+
 def _whose(child: str | None) -> list[str]:
     """The WHERE terms for a person's own rows, or their child's (params: user, [name])."""
     if child is None:
@@ -110,12 +121,7 @@ class Standings:
         """Games, wins, losses, draws and win rate of a person, per game kind; with
         ``child``, of that child of theirs (a family seat), kept apart from their own."""
         where, params = [*_whose(child)], [user_id, *([child] if child else [])]
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
+        _narrow(where, params, guild_id, kind)
         rows = await self._db.fetchall(
             f"SELECT kind, COUNT(*), {WINS}, {LOSSES}, {DRAWS}"
             " FROM results WHERE " + " AND ".join(where)
@@ -136,12 +142,7 @@ class Standings:
         """People by wins, then win rate (computer players are not ranked)."""
         where: list[str] = ["user_id IS NOT NULL"]
         params: list[Any] = []
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
+        _narrow(where, params, guild_id, kind)
         params.append(max(1, min(int(limit), 100)))
         rows = await self._db.fetchall(
             f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins, MAX(guardian)"
@@ -157,12 +158,7 @@ class Standings:
         """A person's finished games, newest first (for the current streak and colours);
         with ``child``, their child's."""
         where, params = [*_whose(child)], [user_id, *([child] if child else [])]
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
+        _narrow(where, params, guild_id, kind)
         rows = await self._db.fetchall(
             "SELECT game_id, kind, side, outcome, finished_at FROM results WHERE "
             + " AND ".join(where) + " ORDER BY finished_at DESC, game_id DESC", params)
@@ -178,12 +174,7 @@ class Standings:
         by luck, and a keen player does not top it by volume alone."""
         where: list[str] = ["user_id IS NOT NULL"]
         params: list[Any] = []
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
+        _narrow(where, params, guild_id, kind)
         params += [max(1, int(min_games)), max(1, min(int(limit), 100))]
         rows = await self._db.fetchall(
             f"SELECT user_id, MAX(name), COUNT(*) AS games, {WINS} AS wins, MAX(guardian)"
@@ -197,12 +188,7 @@ class Standings:
                           kind: str | None = None) -> list[str]:
         """The children (family seats) a grown-up played for, by name, with results."""
         where, params = ["user_id = ?", "guardian IS NOT NULL"], [user_id]
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)  # type: ignore[arg-type]
+        _narrow(where, params, guild_id, kind)
         rows = await self._db.fetchall(
             "SELECT DISTINCT name FROM results WHERE " + " AND ".join(where)
             + " ORDER BY name", params)
@@ -214,12 +200,7 @@ class Standings:
         """The computer players' record per level (easy, medium, hard), in that order."""
         where: list[str] = ["user_id IS NULL", "level IS NOT NULL"]
         params: list[Any] = []
-        if guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(guild_id)
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
+        _narrow(where, params, guild_id, kind)
         rows = await self._db.fetchall(
             f"SELECT level, COUNT(*), {WINS} FROM results WHERE "
             + " AND ".join(where) + " GROUP BY level", params)
