@@ -9,6 +9,7 @@ own but the delayed board retries.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -144,6 +145,13 @@ class Announcer:
 
     async def _show_board_again(self, game_id: int, ply: int) -> None:
         await asyncio.sleep(SHOW_AGAIN_AFTER)
+        # a newer move's own board may be on its way (a slow machine, Discord retrying):
+        # wait for the table to be quiet (bounded), so this never doubles that board
+        loop = asyncio.get_running_loop()
+        quiet_by = loop.time() + SHOW_AGAIN_AFTER
+        with contextlib.suppress(Refusal):
+            while self._manager.announcing(game_id) and loop.time() < quiet_by:
+                await asyncio.sleep(0.05)
         if self._posts.boards_posted(game_id).ply > ply:
             return  # a newer board got through meanwhile
         try:
