@@ -35,6 +35,10 @@ async def hand_payload(bot: discord.Client, table: TableView, obs: Observation, 
     payload: dict[str, Any] = {"content": messages.hand_text(table, obs, lang, place),
                                "view": messages.hand_view(table, obs, lang)}
     caption = t("hand.caption", lang, game=messages.game_name(table, lang), place=place)
+    seat = obs.get("seat")
+    if seat is not None and messages.labelled(table, seat):
+        # whose hand, on the picture too: a grown-up's DMs hold one per seat they play
+        caption = t("hand.caption.seat", lang, name=table.seats[seat].name, caption=caption)
     picture = await hand_file(obs, caption, messages.hand_cards(obs, lang), lang,
                               table.game_id)
     if picture is not None:
