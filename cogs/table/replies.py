@@ -72,7 +72,12 @@ async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator
     try:
         yield
     except Refusal as exc:
-        await reply(interaction, error_text(exc, speaker_lang(interaction)))
+        try:
+            await reply(interaction, error_text(exc, speaker_lang(interaction)))
+        except discord.HTTPException:
+            # the interaction is gone (answered too late, or its message deleted): there is
+            # nobody left to tell, and nothing changed
+            log.warning("could not say %r to user %d", exc.code, interaction.user.id)
     except Exception:
         log.exception("%s failed (user %d, channel %s)", what, interaction.user.id,
                       interaction.channel_id)
