@@ -22,6 +22,7 @@ from ..factory import load, new_game, replay
 from ..game import Game
 from ..observation import Observation
 from ..options import GAMES, normalise_options
+from .chores import COMPUTER, Chore, next_chore
 from .computer import Agent, Hint, choose, make_agent, suggest
 from .errors import ManagerError, refuse
 from .events import (
@@ -355,6 +356,7 @@ class GameManager:
             self._by_channel[channel_id] = game_id
             table.outbox.append(LobbyChanged(table.view(), "created"))
         if self._sharing is not None:
+            await self._sharing.schedule(game_id, self._chore(table))  # its time-out
             await self._sharing.created(game_id)
         await self._flush(table)
         return table.view()
@@ -626,23 +628,58 @@ class GameManager:
     # -- timers ------------------------------------------------------------------------
 
     async def check_timers(self) -> None:
-        """Cancel idle lobbies; remind, act for, and finally free absent players."""
+        """Cancel idle lobbies; remind, act for, and finally free absent players.
+
+        On PostgreSQL, shared with other processes: claim the chores that are due (any
+        game, cached here or not) and do them (``chores.py``)."""
+        if self._sharing is not None:
+            await self._do_chores()
+            return
         now = self.clock.now()
         for table in list(self._tables.values()):
-            if self._sharing is not None and not _timers_due(table, now):
-                continue  # no database lock for a game with nothing due
             try:
                 async with table.lock:
-                    if table.status == "lobby":
-                        if table.lobby_deadline is not None and now >= table.lobby_deadline:
-                            await self._cancel_lobby(table, "idle")
-                    elif table.status == "playing" and table.turn_deadline is not None:
-                        await self._turn_timer(table, now)
-                        await self._settle_forced(table)
+                    await self._timers_of(table, now)
             except Exception:
                 log.exception("timers of game %d failed", table.id)
             self._kick(table)
             await self._flush(table)
+
+    async def _timers_of(self, table: _Table, now: float) -> None:
+        """What is due in one table at ``now`` (its lock held)."""
+        if table.status == "lobby":
+            if table.lobby_deadline is not None and now >= table.lobby_deadline:
+                await self._cancel_lobby(table, "idle")
+        elif table.status == "playing" and table.turn_deadline is not None:
+            await self._turn_timer(table, now)
+            await self._settle_forced(table)
+
+    async def _do_chores(self) -> None:
+        """Do the chores this process claimed: each under its game's lock, on the game as
+        stored (the lock catches the cache up), so a chore that another change made moot
+        does nothing but write the game's real next chore, which ends the claim."""
+        sharing = self._sharing
+        assert sharing is not None
+        for game_id, what in await sharing.claim_due(self.clock.now()):
+            table = self._tables.get(game_id)
+            try:
+                if table is None:
+                    await self.adopt(game_id)
+                    table = self._tables.get(game_id)
+                if table is None:
+                    continue  # it ended: the next look drops its chore
+                async with table.lock:
+                    if (what == COMPUTER and table.status == "playing"
+                            and (table.driver is None or table.driver.done())):
+                        log.warning("game %d: a computer turn nobody played in time; "
+                                    "playing it here", game_id)
+                    await self._timers_of(table, self.clock.now())
+                    await sharing.schedule(game_id, self._chore(table))
+            except Exception:
+                log.exception("chore %s of game %d failed", what, game_id)
+            if table is not None:
+                self._kick(table)
+                await self._flush(table)
 
     async def _turn_timer(self, table: _Table, now: float) -> None:
         game = self._game_of(table)
@@ -885,7 +922,25 @@ class GameManager:
             async def reload() -> None:
                 await self._reload(table)
 
-            table.lock = self._sharing.lock(table.id, reload, version)
+            table.lock = self._sharing.lock(table.id, reload, version,
+                                            chore=lambda: self._chore(table))
+
+    def _chore(self, table: _Table) -> Chore:
+        """What this table waits for next, as the change being committed leaves it (the
+        row any process may claim: ``chores.py``)."""
+        game = table.game
+        going = table.status == "playing" and game is not None and not game.is_over
+        return next_chore(
+            status=table.status, now=self.clock.now(), lobby_deadline=table.lobby_deadline,
+            computer_to_move=going and game is not None and game.current_seat is not None
+            and not table.is_person(game.current_seat),
+            computer_delay=self.computer_delay, turn_deadline=table.turn_deadline,
+            turn_reminded=table.turn_reminded, turn_timer=table.settings.turn_timer,
+            playing_here=not self._closing,
+            claim=self._sharing.claim if self._sharing is not None else 0.0)
+
+    def now(self) -> float:
+        return self.clock.now()
 
     async def _reload(self, table: _Table) -> None:
         """Bring a cached table to what the store holds (its lock is held): another
@@ -934,18 +989,6 @@ class GameManager:
         self._share(table, version)
         self._tables[game_id] = table
         self._by_channel[table.channel_id] = game_id
-
-    def computer_to_move(self) -> list[int]:
-        """Games in play where a computer is to move and no one here is thinking for it."""
-        return [t.id for t in self._tables.values()
-                if t.status == "playing" and t.game is not None and not t.game.is_over
-                and not t.is_person(t.game.current_seat)
-                and (t.driver is None or t.driver.done())]
-
-    def drive(self, game_id: int) -> None:
-        table = self._tables.get(game_id)
-        if table is not None:
-            self._kick(table)
 
     def cached_ids(self) -> list[int]:
         return list(self._tables)
@@ -1127,15 +1170,6 @@ def _with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSetti
 # What a process keeps of a table when it reloads it from the store (sharing): its lock,
 # what it is still announcing, its computer players. Everything else is the store's.
 _PROCESS_FIELDS = frozenset({"id", "lock", "outbox", "delivering", "driver", "agents"})
-
-
-def _timers_due(table: _Table, now: float) -> bool:
-    """Whether ``check_timers`` may have something to do for this table now (a reminder
-    is due at half time: until it is sent, a turn with a deadline counts as due)."""
-    if table.status == "lobby":
-        return table.lobby_deadline is not None and now >= table.lobby_deadline
-    return table.turn_deadline is not None and (
-        not table.turn_reminded or now >= table.turn_deadline)
 
 
 def _applying(action: str) -> Callable[[Game], None]:

@@ -15,11 +15,11 @@ in, so a game cannot belong to the process that started it. Instead:
   milliseconds. A periodic look at every active game's version (``Sharing.resync``)
   catches whatever a lost notice or a lost listener connection missed: new games are
   adopted, finished ones dropped, changed ones reloaded.
-- Computer players and timers: every process checks the deadlines of the games it caches;
-  the lock decides, and the version check makes the loser see the winner's change and do
-  nothing. A computer's turn is driven by the process that made the move before it; if
-  that process dies, the others notice a computer turn that has not moved for a whole
-  ``resync`` interval and drive it themselves.
+- Computer players, timers, reminders and lobby time-outs are chores (``chores.py``):
+  one row per game, written in every change's own transaction, claimed by any live
+  process when due (``claim_due``), for ``chores.CLAIM`` seconds. A computer's turn is
+  claimed by the process that made the move before it, which plays it at once; if that
+  process dies, its claims run out and another process does the work.
 
 On SQLite (one process) none of this runs: the manager keeps its asyncio locks, and the
 code path is otherwise the same.
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
+from .chores import CLAIM, Chore
 from .events import Event
 from .store.postgres import PostgresDatabase
 from .store.shared import SharedGames
@@ -76,11 +77,13 @@ class SharedLock:
 
     def __init__(self, shared: SharedGames, game_id: int,
                  reload: Callable[[], Awaitable[None]], version: str | None = None,
-                 owner: str | None = None) -> None:
+                 owner: str | None = None, chore: Callable[[], Chore] | None = None,
+                 ) -> None:
         self.local = asyncio.Lock()  # one change at a time inside this process too
         self._shared = shared
         self.game_id = game_id
         self.owner = owner
+        self._chore = chore
         self._reload = reload
         self.version = version
         self._held: contextlib.AbstractAsyncContextManager[None] | None = None
@@ -92,7 +95,7 @@ class SharedLock:
     async def __aenter__(self) -> SharedLock:
         await self.local.acquire()
         try:
-            held = self._shared.locked(self.game_id, self.owner)
+            held = self._shared.locked(self.game_id, self.owner, chore=self._chore)
             await held.__aenter__()
             self._held = held
             try:
@@ -147,13 +150,13 @@ class Tables(Protocol):
 
     async def adopt(self, game_id: int) -> None: ...
 
-    def computer_to_move(self) -> Iterable[int]: ...
-
-    def drive(self, game_id: int) -> None: ...
-
     async def show_again(self, game_id: int) -> None: ...
 
     def cached_ids(self) -> Iterable[int]: ...
+
+    def now(self) -> float:
+        """The manager's clock (chores are due by it)."""
+        ...
 
 
 class Sharing:
@@ -166,14 +169,23 @@ class Sharing:
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
-        self._waiting: dict[int, str] = {}  # computer turns seen at the last resync
+        self.claim = CLAIM  # seconds a claimed chore is this process's (tests shorten it)
         # who owes announcements in ``deliveries``: this process, for this run
         self.owner = secrets.token_hex(8)
         self._closed = False
 
     def lock(self, game_id: int, reload: Callable[[], Awaitable[None]],
-             version: str | None = None) -> SharedLock:
-        return SharedLock(self.games, game_id, reload, version, self.owner)
+             version: str | None = None, chore: Callable[[], Chore] | None = None,
+             ) -> SharedLock:
+        return SharedLock(self.games, game_id, reload, version, self.owner, chore)
+
+    async def claim_due(self, now: float) -> list[tuple[int, str]]:
+        """The chores due now that no live claim holds, claimed by this process."""
+        return await self.games.claim_due(self.owner, now, self.claim)
+
+    async def schedule(self, game_id: int, chore: Chore) -> None:
+        """Write a game's next chore (its lock held: on the lock's connection)."""
+        await self.games.schedule(game_id, chore, self.owner)
 
     async def delivered(self, game_id: int, lock: object) -> None:
         """Every event of ``game_id`` this process queued has been told to its listeners:
@@ -193,6 +205,7 @@ class Sharing:
         return self.games.showing(game_id)
 
     async def start(self) -> None:
+        await self.games.heal(self._tables.now())
         await self._listen()
         self._task = asyncio.create_task(self._loop(), name="sharing-resync")
 
@@ -203,6 +216,11 @@ class Sharing:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self.games.release(self.owner)
+        except Exception:
+            # then they run out by themselves, as a dead process's do
+            log.warning("could not let this process's chores go", exc_info=True)
 
     async def created(self, game_id: int) -> None:
         """A lobby was just made here: tell the others."""
@@ -246,8 +264,8 @@ class Sharing:
 
     async def resync(self) -> None:
         """Bring every cached game to its stored version, adopt the games this process
-        has not heard of, drop the ones that ended, and drive computer turns that nobody
-        has moved since the last look."""
+        has not heard of, drop the ones that ended, and give every active game without a
+        chore row a look (``heal``)."""
         for game_id in await self.games.take_over(self.owner):
             log.warning("game %d: another process died before posting a change; showing "
                         "the table again here", game_id)
@@ -263,10 +281,4 @@ class Sharing:
             lock = self._tables.shared_lock(game_id)
             if lock is not None and not lock.locked():
                 await lock.refresh()  # ended elsewhere: the reload drops it
-        waiting = {g: stored[g] for g in self._tables.computer_to_move() if g in stored}
-        for game_id, version in waiting.items():
-            if self._waiting.get(game_id) == version:
-                log.info("game %d: a computer turn has waited %g s; playing it here",
-                         game_id, self.interval)
-                self._tables.drive(game_id)
-        self._waiting = waiting
+        await self.games.heal(self._tables.now())

@@ -130,7 +130,8 @@ async def test_a_computer_turn_a_killed_process_was_to_play_is_played_by_the_oth
         one = fake.add_guild("One", shard=1)
         cat, dan = fake.add_person("Cat", one), fake.add_person("Dan", one)
         p0 = shard_process(fake, tmp_path, postgres_url, 0)
-        p0.extra_env["COMPUTER_DELAY"] = "120"  # its computer players wait: it dies first
+        # its computer players pause 20 s (less than a claim, 30 s): it dies while one waits
+        p0.extra_env["COMPUTER_DELAY"] = "20"
         p1 = shard_process(fake, tmp_path, postgres_url, 1)
         channel = one.channel_id
         try:
@@ -165,10 +166,10 @@ async def test_a_computer_turn_a_killed_process_was_to_play_is_played_by_the_oth
                 raise AssertionError("the computer never got its turn after a DM move")
             waiting = len(boards(fake, channel))
             await p0.kill()
-            # shard 1's process plays the computer's turn: within two 5 s looks, and posts
-            await fake.wait_for(lambda: len(boards(fake, channel)) > waiting, 30,
+            # shard 1's process plays the computer's turn once p0's claim runs out (30 s)
+            await fake.wait_for(lambda: len(boards(fake, channel)) > waiting, 60,
                                 "the computer's move, played by the live process")
-            assert "a computer turn has waited" in p1.log()
+            assert "a computer turn nobody played in time" in p1.log()
             store = await Store.connect(postgres_url)
             try:
                 for _ in range(60):  # what p0 still owed (the mover's new hand) is shown

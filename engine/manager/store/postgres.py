@@ -70,6 +70,9 @@ class _Held:
     # a statement every write on this connection also runs, in the same transaction
     # (the promise to deliver the change's announcements: ``shared.SharedGames.locked``)
     also: tuple[str, tuple[Any, ...]] | None = None
+    # statements every write on this connection runs last, in the same transaction,
+    # computed when it runs (what is due next in the game: ``shared.SharedGames.locked``)
+    after: Callable[[], Sequence[tuple[str, tuple[Any, ...]]]] | None = None
     active: bool = True
 
 
@@ -77,12 +80,14 @@ _HELD: ContextVar[_Held | None] = ContextVar("sequence_held_connection", default
 
 
 @contextlib.contextmanager
-def holding(conn: asyncpg.Connection, also: tuple[str, tuple[Any, ...]] | None = None
+def holding(conn: asyncpg.Connection, also: tuple[str, tuple[Any, ...]] | None = None,
+            after: Callable[[], Sequence[tuple[str, tuple[Any, ...]]]] | None = None,
             ) -> Iterator[None]:
     """While the block runs, this task's reads and writes go to ``conn`` (it holds a game's
     lock: ``shared.SharedGames.locked``), and every write transaction also runs ``also``
-    (SQL with ``$n`` placeholders, and its arguments)."""
-    held = _Held(conn, asyncio.current_task(), also)
+    first and what ``after()`` returns last (SQL with ``$n`` placeholders, and its
+    arguments)."""
+    held = _Held(conn, asyncio.current_task(), also, after)
     token = _HELD.set(held)
     try:
         yield
@@ -245,7 +250,11 @@ class PostgresDatabase:
         async with self._connection() as conn, conn.transaction():
             if held is not None and held.also is not None:
                 await conn.execute(held.also[0], *held.also[1])
-            return await work(PostgresTx(conn))
+            result = await work(PostgresTx(conn))
+            if held is not None and held.after is not None:
+                for sql, args in held.after():
+                    await conn.execute(sql, *args)
+            return result
 
 
 async def _stored_version(conn: asyncpg.Connection) -> int:

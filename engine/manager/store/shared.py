@@ -16,17 +16,21 @@ the stored version against its cache. Three things here, all PostgreSQL's own:
 - **Change notices**: ``NOTIFY sequence_games, '<game id>'`` after a change, heard by every
   other process through ``LISTEN`` on one dedicated connection, so their caches follow
   within milliseconds (a process that misses one finds out at its next check anyway).
+- **Chores**: each active game's next scheduled work (``engine/manager/chores.py``), one
+  row rewritten last in every change's transaction, claimed by any process with
+  ``FOR UPDATE SKIP LOCKED`` when it is due.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import asyncpg
 
+from ..chores import LOOK, Chore
 from .postgres import PostgresDatabase, held_connection, holding
 
 log = logging.getLogger(__name__)
@@ -57,6 +61,42 @@ ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until
 RETURNING game_id
 """
 
+# A game's next chore, written last in the transaction of its change: the game's row is
+# already as the change left it, so a game that ended (or never was) gets no chore, and
+# loses the one it had. One statement: one round trip more per change.
+SCHEDULE = """
+WITH active AS (
+    SELECT id FROM games WHERE id = $1 AND status IN ('lobby', 'playing')),
+gone AS (
+    DELETE FROM chores WHERE game_id = $1 AND NOT EXISTS (SELECT 1 FROM active))
+INSERT INTO chores (game_id, what, due_at, claimed_by, claimed_until)
+SELECT id, $2, $3, $4, $5 FROM active
+ON CONFLICT (game_id) DO UPDATE SET what = excluded.what, due_at = excluded.due_at,
+    claimed_by = excluded.claimed_by, claimed_until = excluded.claimed_until
+"""
+# Claim what is due and not claimed by anyone still in time, in one statement: two
+# processes never claim one row (SKIP LOCKED), and the oldest due go first.
+CLAIM_DUE = """
+UPDATE chores SET claimed_by = $1, claimed_until = $2 + $3
+WHERE game_id IN (
+    SELECT game_id FROM chores
+    WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2)
+    ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
+RETURNING game_id, what
+"""
+# Every active game has a chore row; one that has none (a lobby just made, a game copied
+# from SQLite, a database from before chores) gets a look now. Rows of ended games go.
+HEAL = """
+WITH gone AS (
+    DELETE FROM chores c WHERE NOT EXISTS (
+        SELECT 1 FROM games g WHERE g.id = c.game_id AND g.status IN ('lobby', 'playing')))
+INSERT INTO chores (game_id, what, due_at)
+SELECT g.id, $1, $2 FROM games g
+WHERE g.status IN ('lobby', 'playing')
+    AND NOT EXISTS (SELECT 1 FROM chores c WHERE c.game_id = g.id)
+ON CONFLICT (game_id) DO NOTHING
+"""
+
 
 class SharedGames:
     """Locks, versions and change notices of the games in one PostgreSQL database."""
@@ -69,17 +109,25 @@ class SharedGames:
 
     @contextlib.asynccontextmanager
     async def locked(self, game_id: int, owner: str | None = None,
-                     space: int = GAME_LOCKS) -> AsyncIterator[None]:
+                     space: int = GAME_LOCKS, chore: Callable[[], Chore] | None = None,
+                     ) -> AsyncIterator[None]:
         """Hold ``game_id``'s lock (waiting while another process holds it). With an
         ``owner``, every write made meanwhile also promises, in its own transaction, that
-        ``owner`` will deliver the change's announcements (``delivered`` keeps it)."""
+        ``owner`` will deliver the change's announcements (``delivered`` keeps it); with a
+        ``chore``, it also writes the game's next chore as ``chore()`` says when the write
+        commits (the game as the change left it)."""
         if not 0 <= game_id < 2**31:
             raise ValueError(f"game id {game_id} does not fit an advisory lock key")
         also = (PROMISE, (game_id, owner, self.claim)) if owner is not None else None
+
+        def after() -> Sequence[tuple[str, tuple[Any, ...]]]:
+            assert chore is not None
+            return self._schedule(game_id, chore(), owner)
+
         async with self._db.pool.acquire() as conn:
             await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id)
             try:
-                with holding(conn, also):
+                with holding(conn, also, after if chore is not None else None):
                     yield
             finally:
                 # a connection that broke lost its lock with its session: nothing to undo
@@ -101,6 +149,54 @@ class SharedGames:
         ``owner`` (for another ``CLAIM`` seconds)."""
         rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)
         return [int(r[0]) for r in rows]
+
+    @staticmethod
+    def _schedule(game_id: int, chore: Chore, owner: str | None
+                  ) -> list[tuple[str, tuple[Any, ...]]]:
+        claimed_by = owner if chore.claimed_until is not None else None
+        return [(SCHEDULE, (game_id, chore.what, chore.due_at, claimed_by,
+                            chore.claimed_until))]
+
+    async def schedule(self, game_id: int, chore: Chore, owner: str | None) -> None:
+        """Write ``game_id``'s next chore now (after a chore that changed nothing: its
+        claim goes, and the row says what the game waits for)."""
+        held = held_connection()
+        async with contextlib.AsyncExitStack() as stack:
+            conn: asyncpg.Connection = (
+                held if held is not None
+                else await stack.enter_async_context(self._db.pool.acquire()))
+            async with conn.transaction():
+                for sql, args in self._schedule(game_id, chore, owner):
+                    await conn.execute(sql, *args)
+
+    async def claim_due(self, owner: str, now: float, claim: float, limit: int = 50
+                        ) -> list[tuple[int, str]]:
+        """The chores due at ``now`` that nobody holds a live claim on, now ``owner``'s
+        for ``claim`` seconds: (game id, what), by game id (``limit`` at a time, the
+        longest due first, so a backlog is worked off in order)."""
+        rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit)
+        return sorted(((int(r[0]), str(r[1])) for r in rows), key=lambda r: r[0])
+
+    async def heal(self, now: float) -> None:
+        """Give every active game without a chore a look, and drop ended games' chores."""
+        await self._db.pool.execute(HEAL, LOOK, now)
+
+    async def release(self, owner: str) -> None:
+        """``owner`` stops: its claims go at once, for the others to take (a process that
+        dies instead lets them run out)."""
+        await self._db.pool.execute(
+            "UPDATE chores SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1",
+            owner)
+
+    async def chore_of(self, game_id: int) -> tuple[str, float | None, str | None,
+                                                    float | None] | None:
+        """A game's chore row as stored (what, due_at, claimed_by, claimed_until)."""
+        row = await self._db.pool.fetchrow(
+            "SELECT what, due_at, claimed_by, claimed_until FROM chores WHERE game_id = $1",
+            game_id)
+        if row is None:
+            return None
+        return (str(row[0]), row[1], row[2], row[3])
 
     async def version(self, game_id: int) -> str | None:
         """The game row's version (``xmin``), None if there is no such game."""

@@ -1,0 +1,260 @@
+"""Scheduled work as rows any process claims (issue 17, engine/manager/chores.py).
+
+Each "process" is a GameManager with its own store on one PostgreSQL, as in
+test_sharing.py. A computer player's turn, a turn reminder, a turn timer running out and an
+idle lobby's time-out are each a row in ``chores``, written in the change's own
+transaction; any process claims the due ones (one each), and a dead process's claims run
+out so another takes them over. The clock is moved by hand: chores fall due by it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+
+from engine.manager import GameManager, ManualClock, Store
+from engine.manager.chores import CLAIM
+from engine.manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimedOut
+from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
+from tests.manager.test_sharing import StuckClock
+
+CHANNEL = 920
+TIMER = 60.0
+
+Chore = tuple[str, float | None, str | None, float | None]
+
+
+async def chore(manager: GameManager, game_id: int) -> Chore | None:
+    assert manager._sharing is not None
+    return await manager._sharing.games.chore_of(game_id)
+
+
+def owner(manager: GameManager) -> str:
+    assert manager._sharing is not None
+    return manager._sharing.owner
+
+
+async def die(manager: GameManager, store: Store) -> None:
+    """As SIGKILL does: nothing more is done and nothing let go; the connections close,
+    so the database forgets its locks (but not its claims)."""
+    manager._closing = True
+    sharing = manager._sharing
+    assert sharing is not None
+    sharing._closed = True
+    tasks = [t.driver for t in manager._tables.values() if t.driver is not None]
+    tasks += [t for t in (sharing._task, *sharing._pending) if t is not None]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await sharing.games.close()
+    store.database.pool.terminate()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def two(postgres_url: str, clock: ManualClock
+              ) -> AsyncIterator[tuple[GameManager, GameManager]]:
+    stores = [await Store.connect(postgres_url), await Store.connect(postgres_url)]
+    managers = [make_manager(s, clock) for s in stores]
+    for m in managers:
+        await m.start(run_timers=False)
+    yield managers[0], managers[1]
+    for m in managers:
+        await m.close()
+    for s in stores:
+        await s.close()
+
+
+async def with_timer(manager: GameManager) -> int:
+    await manager.set_guild_settings(GUILD, turn_timer=TIMER)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.join(CHANNEL, BOB)
+    await manager.start_game(CHANNEL, ANN.user_id)
+    return lobby.game_id
+
+
+async def test_every_change_writes_what_the_game_waits_for_next(
+        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
+    a, _ = two
+    await a.set_guild_settings(GUILD, turn_timer=TIMER)
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    gid = lobby.game_id
+    assert await chore(a, gid) == ("lobby_timeout", clock.now() + a.lobby_idle, None, None)
+    clock.advance(30)
+    await a.join(CHANNEL, BOB)
+    assert await chore(a, gid) == ("lobby_timeout", clock.now() + a.lobby_idle, None, None)
+    await a.start_game(CHANNEL, ANN.user_id)
+    deadline = clock.now() + TIMER
+    assert await chore(a, gid) == ("reminder", deadline - TIMER / 2, None, None)
+    clock.advance(TIMER / 2)
+    await a.check_timers()
+    assert await chore(a, gid) == ("turn_timer", deadline, None, None)
+    view = a.get(gid)
+    assert view.turn is not None and view.seats[view.turn].user_id == ANN.user_id
+    await a.end(gid, ANN.user_id)
+    assert await chore(a, gid) is None, "an ended game waits for nothing"
+
+
+async def test_a_computer_turn_is_claimed_by_the_process_that_plays_it(
+        postgres_url: str, clock: ManualClock) -> None:
+    store = await Store.connect(postgres_url)
+    stuck = make_manager(store, StuckClock(clock.now()))  # its computer never moves
+    await stuck.start(run_timers=False)
+    try:
+        lobby = await stuck.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await stuck.add_computer(CHANNEL, ANN.user_id, "easy")
+        await stuck.start_game(CHANNEL, ANN.user_id)
+        gid = lobby.game_id
+        view = stuck.get(gid)
+        if view.turn == 0:  # Ann places a chip (a dead card's exchange keeps the turn)
+            legal = stuck.observation_for(gid, ANN.user_id)["legal"]
+            await stuck.submit(gid, ANN.user_id, next(a for a in legal if "@" in a))
+        assert stuck.get(gid).turn == 1
+        now = stuck.clock.now()
+        assert await chore(stuck, gid) == ("computer", now, owner(stuck), now + CLAIM)
+    finally:
+        await stuck.close()
+        await store.close()
+
+
+async def test_a_due_turn_timer_is_done_once_by_two_processes(
+        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
+    a, b = two
+    heard_a, heard_b = Recorder(), Recorder()
+    a.add_listener(heard_a)
+    b.add_listener(heard_b)
+    gid = await with_timer(a)
+    clock.advance(TIMER / 2)
+    await asyncio.gather(a.check_timers(), b.check_timers())
+    assert len(heard_a.of(TurnReminder) + heard_b.of(TurnReminder)) == 1, "reminded once"
+    clock.advance(TIMER / 2)
+    await asyncio.gather(a.check_timers(), b.check_timers(), a.check_timers())
+    timed_out = heard_a.of(TurnTimedOut) + heard_b.of(TurnTimedOut)
+    assert [e.outcome for e in timed_out] == ["computer_moved"], "acted for once"
+    record = await a.load_record(gid)
+    assert record is not None and len(record.actions) == 1
+    assert await chore(a, gid) == ("reminder", clock.now() + TIMER / 2, None, None), \
+        "and Bob's turn has its own timer"
+
+
+async def test_an_idle_lobby_is_cancelled_once_across_two_processes(
+        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
+    a, b = two
+    heard_a, heard_b = Recorder(), Recorder()
+    a.add_listener(heard_a)
+    b.add_listener(heard_b)
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    clock.advance(a.lobby_idle - 1)
+    await asyncio.gather(a.check_timers(), b.check_timers())
+    assert (await a.load_record(lobby.game_id)).status == "lobby"  # type: ignore[union-attr]
+    clock.advance(2)
+    await asyncio.gather(b.check_timers(), a.check_timers())
+    cancelled = heard_a.of(LobbyCancelled) + heard_b.of(LobbyCancelled)
+    assert [e.reason for e in cancelled] == ["idle"]
+    assert (await a.load_record(lobby.game_id)).status == "cancelled"  # type: ignore[union-attr]
+    assert await chore(a, lobby.game_id) is None
+
+
+async def computer_to_move(manager: GameManager) -> int:
+    """Ann and Cat against a computer, played until the computer is to move."""
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
+    await manager.join(CHANNEL, CAT)
+    await manager.start_game(CHANNEL, ANN.user_id)
+    gid = lobby.game_id
+    rng = random.Random(3)
+    while True:
+        view = manager.get(gid)
+        user = view.seats[view.turn].user_id  # type: ignore[index]
+        if user is None:
+            return gid
+        await manager.submit(gid, user, rng.choice(manager.observation_for(gid, user)["legal"]))
+
+
+async def test_a_computer_turn_a_dead_process_claimed_is_played_once_its_claim_runs_out(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed = make_manager(doomed_store, StuckClock(clock.now()))
+    live = make_manager(live_store, clock)
+    heard = Recorder()
+    live.add_listener(heard)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    try:
+        gid = await computer_to_move(doomed)
+        ply = doomed.get(gid).ply
+        await die(doomed, doomed_store)
+        clock.advance(CLAIM - 1)
+        await live.check_timers()
+        await live.settle()
+        assert not heard.of(Moved), "the dead process's claim still holds"
+        clock.advance(2)
+        await live.check_timers()
+        await live.settle()
+        moved = heard.of(Moved)
+        assert moved and (moved[0].ply, moved[0].by) == (ply, "computer")
+        record = await live.load_record(gid)
+        assert record is not None and len(record.actions) > ply
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def test_a_process_that_stops_lets_its_computer_turn_go_at_once(
+        postgres_url: str, clock: ManualClock) -> None:
+    leaving_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    leaving = make_manager(leaving_store, StuckClock(clock.now()))
+    live = make_manager(live_store, clock)
+    heard = Recorder()
+    live.add_listener(heard)
+    await leaving.start(run_timers=False)
+    await live.start(run_timers=False)
+    try:
+        gid = await computer_to_move(leaving)
+        ply = leaving.get(gid).ply
+        await leaving.close()  # SIGTERM: a clean stop
+        await leaving_store.close()
+        await live.check_timers()  # no waiting for a claim to run out
+        await live.settle()
+        assert [(e.ply, e.by) for e in heard.of(Moved)][:1] == [(ply, "computer")]
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def test_a_timer_of_a_game_a_dead_process_ran_is_done_by_one_that_never_saw_it(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    heard = Recorder()
+    live.add_listener(heard)
+    try:
+        assert live._sharing is not None
+        await live._sharing.games.close()  # live hears nothing of doomed's game
+        gid = await with_timer(doomed)
+        await die(doomed, doomed_store)
+        assert not live.is_active(gid)
+        clock.advance(TIMER)
+        await live.check_timers()
+        assert [e.outcome for e in heard.of(TurnTimedOut)] == ["computer_moved"]
+        record = await live.load_record(gid)
+        assert record is not None and len(record.actions) == 1
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+async def test_a_game_found_without_a_chore_gets_a_look_and_then_its_real_one(
+        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
+    a, b = two
+    gid = await with_timer(a)
+    await a.store.database.pool.execute("DELETE FROM chores")  # type: ignore[attr-defined]
+    assert b._sharing is not None
+    await b._sharing.resync()
+    assert await chore(b, gid) == ("look", clock.now(), None, None)
+    await b.check_timers()
+    assert await chore(b, gid) == ("reminder", clock.now() + TIMER / 2, None, None)
