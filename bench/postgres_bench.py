@@ -6,19 +6,31 @@
   server (``tools/pg_server.py``) with its durable defaults (fsync on,
   synchronous_commit on), over 127.0.0.1, through the asyncpg pool.
 
+- ``move_commit_ms_p50/p99_postgres_locked``: the same, each move under the game's lock
+  in the database with its promise to announce, as several processes share games
+  (``store.shared.SharedGames.locked``) before chores; ``..._chores``: also writing the
+  game's next chore in the move's transaction (issue 17). ``chore_cost_ratio``: the p50
+  with the chore over the p50 without it, in the same run on the same server.
+
 Skipped, with a line saying so, when PostgreSQL is not installed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import random
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import engine
+from engine.manager.chores import Chore
 from engine.manager.store import Seat, Store
+from engine.manager.store.postgres import PostgresDatabase
+from engine.manager.store.shared import SharedGames
 from tools.pg_server import PostgresServer, find_bindir
 
 GAMES = 20
@@ -30,14 +42,20 @@ def pct(values: list[float], p: float) -> float:
     return round(values[min(len(values) - 1, int(len(values) * p))] * 1000, 3)
 
 
-async def moves(store: Store) -> list[float]:
-    """Per move: engine + the move's commit, the same seeded moves on either backend."""
+Locking = Callable[[int], contextlib.AbstractAsyncContextManager[None]]
+
+
+async def moves(store: Store, locked: Locking | None = None) -> list[float]:
+    """Per move: engine + the move's commit, the same seeded moves on either backend
+    (``locked``: each move under this game's lock, as the manager does it on PostgreSQL
+    with other processes)."""
     rng = random.Random(1)
     took: list[float] = []
+    channels = itertools.count(await _channels_used(store))
     for n in range(GAMES):
         gid = await store.games.create_lobby(
-            "kids", {}, 1, n, 1, [Seat(0, 1, "a"), Seat(1, 2, "b")], lobby_deadline=None,
-            on_leave="skip", now=0)
+            "kids", {}, 1, next(channels), 1, [Seat(0, 1, "a"), Seat(1, 2, "b")],
+            lobby_deadline=None, on_leave="skip", now=0)
         assert gid is not None
         game = engine.new_game("kids", 2, n)
         await store.games.start_game(gid, seed=n, options=game.options,
@@ -47,11 +65,19 @@ async def moves(store: Store) -> list[float]:
             ply = len(game.history)
             action = rng.choice(game.legal_actions())
             started = time.perf_counter()
-            game.apply(action)
-            await store.games.record(gid, [(ply, ply % 2, action)], game.to_dict(),
-                                     now=time.time(), turn_deadline=None)
+            async with locked(gid) if locked is not None else contextlib.nullcontext():
+                game.apply(action)
+                await store.games.record(gid, [(ply, ply % 2, action)], game.to_dict(),
+                                         now=time.time(), turn_deadline=None)
             took.append(time.perf_counter() - started)
     return took
+
+
+async def _channels_used(store: Store) -> int:
+    """The next free channel id: each round of games gets channels of its own (a channel
+    holds one game in play)."""
+    row = await store.database.fetchone("SELECT COALESCE(MAX(channel_id), 0) + 1 FROM games")
+    return int(row[0]) if row is not None else 1
 
 
 async def measure() -> dict[str, float]:
@@ -72,10 +98,31 @@ async def measure() -> dict[str, float]:
         store = await Store.connect(server.url())
         try:
             pg = await moves(store)
+            db = store.database
+            assert isinstance(db, PostgresDatabase)
+            shared = SharedGames(db)
+
+            def old(gid: int) -> contextlib.AbstractAsyncContextManager[None]:
+                return shared.locked(gid, "bench")
+
+            def new(gid: int) -> contextlib.AbstractAsyncContextManager[None]:
+                return shared.locked(gid, "bench",
+                                     chore=lambda: Chore("reminder", time.time() + 30))
+
+            # alternate the two ways in rounds, so the machine's noise hits both alike
+            locked, chores = [], []
+            for _ in range(3):
+                locked += await moves(store, old)
+                chores += await moves(store, new)
         finally:
             await store.close()
     figures["move_commit_ms_p50_postgres"] = pct(pg, 0.5)
     figures["move_commit_ms_p99_postgres"] = pct(pg, 0.99)
+    figures["move_commit_ms_p50_postgres_locked"] = pct(locked, 0.5)
+    figures["move_commit_ms_p99_postgres_locked"] = pct(locked, 0.99)
+    figures["move_commit_ms_p50_postgres_chores"] = pct(chores, 0.5)
+    figures["move_commit_ms_p99_postgres_chores"] = pct(chores, 0.99)
+    figures["chore_cost_ratio"] = round(pct(chores, 0.5) / pct(locked, 0.5), 2)
     return figures
 
 
