@@ -221,6 +221,7 @@ class TwoKillRun:
         #: an idle player waiting for the timer: (game id, channel, estimated deadline)
         self.idling: tuple[int, int, float] | None = None
         self.committed_at_kill: list[dict[int, tuple[str, ...]]] = []
+        self.games: dict[int, GameTruth] = {}  # as stored at the end
         self.fake: RecordingDiscord
         self.procs: dict[int, BotProcess] = {}
         self.pool: asyncpg.Pool
@@ -530,7 +531,7 @@ class TwoKillRun:
     # ------------------------------------------------------------------ the verdict
     async def conclude(self) -> None:
         r = self.report
-        games = await self.truth()
+        games = self.games = await self.truth()
         ledger = Ledger([c for p in self.players.values() for c in p.ledger.confirmed])
         r.moves_confirmed = len(ledger.confirmed)
         r.moves_lost = [f"game {g} ply {p}: {a} was confirmed to its player but is not stored"
