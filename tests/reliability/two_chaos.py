@@ -46,6 +46,7 @@ from tools.pg_server import PostgresServer, find_bindir
 
 from .chaos import TableSpec
 from .harness import (
+    RECOVERED,
     BotProcess,
     RecordingDiscord,
     board_messages,
@@ -546,13 +547,20 @@ class TwoKillRun:
         for channel in channels:
             posted = board_messages(self.fake, channel)
             seen: dict[tuple[str, str], list[FakeMessage]] = {}
-            states: dict[int, set[str]] = {}
+            # a moment is a board's (text, picture); a board shown again after a restart
+            # has its own text, so it counts for a moment no other board showed
+            moments: dict[int, set[tuple[str, str]]] = {}
+            again: dict[int, set[str]] = {}
             current: int | None = None  # a board without game buttons: the game before
             for m in posted:
                 current = game_of_board(m) or current
                 seen.setdefault((m.content, alt_of(m)), []).append(m)
-                if current is not None:
-                    states.setdefault(current, set()).add(alt_of(m))
+                if current is None:
+                    continue
+                if m.content.startswith(RECOVERED):
+                    again.setdefault(current, set()).add(alt_of(m))
+                else:
+                    moments.setdefault(current, set()).add((m.content, alt_of(m)))
             r.duplicates += [
                 f"channel {channel}: a board posted {len(ms)} times ("
                 + ", ".join(f"message {m.id} at {m.at - self.t0:.1f} s" for m in ms)
@@ -562,7 +570,8 @@ class TwoKillRun:
             for g in games.values():
                 if g.channel_id != channel or g.seed is None:
                     continue
-                shown = len(states.get(g.id, set()))
+                shown_alts = {alt for _, alt in moments.get(g.id, set())}
+                shown = len(moments.get(g.id, set())) + len(again.get(g.id, set()) - shown_alts)
                 if shown < expected_boards(g):
                     r.moves_unshown.append(f"game {g.id}: {expected_boards(g)} moments "
                                            f"stored, {shown} shown on boards")
