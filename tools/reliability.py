@@ -10,6 +10,11 @@ Runs, each bounded in time and count, everything on 127.0.0.1:
   (tests/reliability/storm.py);
 - fuzz: 3,000 random and forged interactions while two games are played
   (tests/reliability/fuzz.py);
+- two processes: two ``python bot.py`` (shards 0 and 1 of 2) on a throwaway PostgreSQL,
+  SIGKILLed alternately 6 times (2 with ``--quick``) while 4 tables in servers on both
+  shards play Kids and Dice from DMs and boards, with computers and a turn timer; the note
+  gives the longest takeover of a computer turn or timer by the live process
+  (tests/reliability/two_chaos.py);
 - load: bench/load_bench.py (its figures go to bench/latest.json).
 
 Exit status 1 if anything was lost, doubled, leaked or unhandled.
@@ -91,6 +96,18 @@ def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
     return asyncio.run(go())
 
 
+def two_processes(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
+    from tests.reliability.two_chaos import full_run, quick_run, row
+    from tools.pg_server import find_bindir
+
+    if find_bindir() is None:
+        return (("2 processes, PostgreSQL", 0, "-", 0, 0, 0, 0, 0),
+                "skipped: PostgreSQL is not installed (no initdb/pg_ctl found)")
+    run = quick_run(workdir) if quick else full_run(workdir)
+    report = asyncio.run(run.run())
+    return row(report), report.summary()
+
+
 def load() -> str:
     from bench import load_bench
 
@@ -122,7 +139,8 @@ def main(argv: list[str]) -> int:
     logging.getLogger().addHandler(logging.NullHandler())
     rows, notes = [], []
     started = time.monotonic()
-    for name, suite in (("kills", kills), ("discord", discord), ("fuzz", fuzz)):
+    for name, suite in (("kills", kills), ("discord", discord), ("fuzz", fuzz),
+                        ("two processes", two_processes)):
         print(f"== {name} ...", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             row, note = suite(Path(tmp), args.quick)

@@ -85,7 +85,12 @@ def secrets_of(games: dict[int, GameTruth]) -> Secrets:
 def find_leaks(fake: RecordingDiscord, database: Path, log_text: str = "",
                token: str | None = None) -> list[str]:
     """Every leak found (empty: none), each described in a sentence."""
-    games = read_games(database)
+    return leaks_in(fake, read_games(database), log_text, token)
+
+
+def leaks_in(fake: RecordingDiscord, games: dict[int, GameTruth], log_text: str = "",
+             token: str | None = None) -> list[str]:
+    """``find_leaks`` for games read from any store (a PostgreSQL run reads its own)."""
     secret = secrets_of(games)
     leaks: list[str] = []
     for seen in fake.seen:
