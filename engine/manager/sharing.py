@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
@@ -170,8 +169,10 @@ class Sharing:
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self.claim = CLAIM  # seconds a claimed chore is this process's (tests shorten it)
-        # who owes announcements in ``deliveries``: this process, for this run
-        self.owner = secrets.token_hex(8)
+        # who owes announcements in ``deliveries`` and holds claims in ``chores``: this
+        # process, for this run (its connections carry the name, so the others can see
+        # whether it is still alive)
+        self.owner = db.session
         self._closed = False
 
     def lock(self, game_id: int, reload: Callable[[], Awaitable[None]],

@@ -166,7 +166,7 @@ async def test_a_computer_turn_a_killed_process_was_to_play_is_played_by_the_oth
                 raise AssertionError("the computer never got its turn after a DM move")
             waiting = len(boards(fake, channel))
             await p0.kill()
-            # shard 1's process plays the computer's turn once p0's claim runs out (30 s)
+            # shard 1's process plays the computer's turn: p0's claim goes with its connections
             await fake.wait_for(lambda: len(boards(fake, channel)) > waiting, 60,
                                 "the computer's move, played by the live process")
             assert "a computer turn nobody played in time" in p1.log()

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import secrets
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -44,6 +45,12 @@ T = TypeVar("T")
 #: The advisory lock every process takes around migrating (any fixed 64-bit number; this
 #: one spells "sequence" in ASCII-ish hex, so it is unlikely to clash with another app's).
 MIGRATION_LOCK = 0x5E9_0E1CE
+#: Every connection of a bot process says who it is in ``application_name``: this, then
+#: the process's session (random per start). ``pg_stat_activity`` then tells whether the
+#: process that claimed a chore or promised an announcement is still alive: a process
+#: that dies loses its connections at once, so its work is taken over without waiting
+#: for its claims to run out (``shared.py``).
+SESSION_PREFIX = "sequence-bot:"
 
 
 @functools.lru_cache(maxsize=512)
@@ -151,10 +158,11 @@ class PostgresDatabase:
 
     backend = "postgres"
 
-    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, session: str = "") -> None:
         self._pool = pool
         self.url = url
         self.schema_version = 0
+        self.session = session  # this process's name among the others (SESSION_PREFIX)
 
     def __str__(self) -> str:
         return redacted(self.url)
@@ -181,8 +189,11 @@ class PostgresDatabase:
     ) -> PostgresDatabase:
         """Connect to ``url`` and migrate the database (``upto``: tests only, to write an
         old one). Raises ``SchemaTooNew`` (before writing anything) for a newer bot's."""
-        pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
-        db = cls(pool, url)
+        session = secrets.token_hex(8)
+        pool = await asyncpg.create_pool(
+            url, min_size=min_size, max_size=max_size,
+            server_settings={"application_name": SESSION_PREFIX + session})
+        db = cls(pool, url, session)
         try:
             await db._migrate(upto)
         except BaseException:

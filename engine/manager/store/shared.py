@@ -31,7 +31,7 @@ from typing import Any
 import asyncpg
 
 from ..chores import LOOK, Chore
-from .postgres import PostgresDatabase, held_connection, holding
+from .postgres import SESSION_PREFIX, PostgresDatabase, held_connection, holding
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +46,19 @@ CLAIM = 30.0  # seconds a process has to post a change's announcements before ot
 PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
            " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
            " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
-# Take over the promises whose time ran out: in one statement, so two processes never
-# take the same one (SKIP LOCKED), and each taken one is now owed by the taker.
+# Whether the process named ``owner`` is gone: none of its connections is open any more
+# (each says who it is in application_name: ``postgres.SESSION_PREFIX``).
+GONE = """NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+    WHERE a.application_name = '{prefix}' || {owner})"""
+# Take over the promises whose time ran out, or whose process is gone: in one statement,
+# so two processes never take the same one (SKIP LOCKED), and each taken one is now owed
+# by the taker.
 TAKE_OVER = """
 WITH overdue AS (
     DELETE FROM deliveries WHERE (game_id, owner) IN (
         SELECT game_id, owner FROM deliveries
-        WHERE until < extract(epoch from clock_timestamp())
+        WHERE until < extract(epoch from clock_timestamp()) OR """ + GONE.format(
+            prefix=SESSION_PREFIX, owner="deliveries.owner") + """
         FOR UPDATE SKIP LOCKED LIMIT 50)
     RETURNING game_id)
 INSERT INTO deliveries (game_id, owner, until)
@@ -74,13 +80,16 @@ SELECT id, $2, $3, $4, $5 FROM active
 ON CONFLICT (game_id) DO UPDATE SET what = excluded.what, due_at = excluded.due_at,
     claimed_by = excluded.claimed_by, claimed_until = excluded.claimed_until
 """
-# Claim what is due and not claimed by anyone still in time, in one statement: two
-# processes never claim one row (SKIP LOCKED), and the oldest due go first.
+# Claim what is due and not claimed by a live process still in time, in one statement:
+# two processes never claim one row (SKIP LOCKED), and the oldest due go first. A claim
+# runs out at ``claimed_until`` (a process alive but stuck), or at once when its process
+# is gone (killed: its connections closed).
 CLAIM_DUE = """
 UPDATE chores SET claimed_by = $1, claimed_until = $2 + $3
 WHERE game_id IN (
     SELECT game_id FROM chores
-    WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2)
+    WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2 OR """ + GONE.format(
+        prefix=SESSION_PREFIX, owner="chores.claimed_by") + """)
     ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
 RETURNING game_id, what
 """
@@ -226,7 +235,8 @@ class SharedGames:
         """Call ``heard(game_id)`` for every change another process announces (on one
         dedicated connection; ``listening`` says whether it is still up)."""
         self._heard = heard
-        conn = await asyncpg.connect(self._db.url)
+        conn = await asyncpg.connect(self._db.url, server_settings={
+            "application_name": SESSION_PREFIX + self._db.session})
         await conn.add_listener(CHANNEL, self._on_notice)
         self._listener = conn
 
