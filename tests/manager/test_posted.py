@@ -149,3 +149,15 @@ async def test_two_first_boards_at_once_leave_exactly_one_stale(open_store: Open
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_board_posted_after_its_game_ended_keeps_nothing(store: Store) -> None:
+    # another process posts the last board just as this one forgets the finished game
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1000, 0)
+    await store.games.set_status(game, "finished", now=1)
+    await store.posted.game_over(game)
+    assert await store.posted.board_posted(game, 1001, 1) is None
+    await store.posted.lobby_posted(game, 900, 111)
+    await store.posted.moved_to_thread(game, 7000, 900)
+    assert await store.posted.games_kept() == 0

@@ -40,6 +40,13 @@ class DmDoor:
     closed_at: float | None = None
 
 
+# A row is only ever made for a lobby or game in play: a late write for a game that has
+# ended (another process posting its last board as this one forgets it) keeps nothing.
+# (SQLite reads INSERT ... SELECT ... ON CONFLICT right only when the SELECT has a WHERE.)
+_IN_PLAY = ("WHERE EXISTS (SELECT 1 FROM games WHERE id = ?"
+            " AND status IN ('lobby', 'playing'))")
+
+
 def _now(now: float | None) -> float:
     return time.time() if now is None else now
 
@@ -60,10 +67,10 @@ class Posted:
         async def work(db: Tx) -> None:
             await db.execute(
                 "INSERT INTO table_posts (game_id, lobby_channel, lobby_message, updated_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET"
+                f" SELECT ?, ?, ?, ? {_IN_PLAY} ON CONFLICT (game_id) DO UPDATE SET"
                 " lobby_channel = excluded.lobby_channel,"
                 " lobby_message = excluded.lobby_message, updated_at = excluded.updated_at",
-                (game_id, channel_id, message_id, _now(now)))
+                (game_id, channel_id, message_id, _now(now), game_id))
 
         await self._db.write(work)
 
@@ -103,12 +110,14 @@ class Posted:
         async def work(db: Tx) -> int | None:
             # the row first, so that two first boards at once queue on its key
             await db.execute(
-                "INSERT INTO table_posts (game_id, updated_at) VALUES (?, ?)"
-                " ON CONFLICT (game_id) DO NOTHING", (game_id, _now(now)))
+                f"INSERT INTO table_posts (game_id, updated_at) SELECT ?, ? {_IN_PLAY}"
+                " ON CONFLICT (game_id) DO NOTHING", (game_id, _now(now), game_id))
             row = await db.fetchone(
                 "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
                 + self._for_update, (game_id,))
-            kept = None if row is None or row[0] is None else (int(row[1]), int(row[0]))
+            if row is None:
+                return None  # the game has ended and been forgotten: nothing to tidy
+            kept = None if row[0] is None else (int(row[1]), int(row[0]))
             if kept is not None and kept[1] == message_id:
                 return None  # the same message again (a nonce answered with it)
             if kept is not None and kept > (ply, message_id):
@@ -134,10 +143,10 @@ class Posted:
         async def work(db: Tx) -> None:
             await db.execute(
                 "INSERT INTO table_posts (game_id, thread_id, thread_parent, updated_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (game_id) DO UPDATE SET"
+                f" SELECT ?, ?, ?, ? {_IN_PLAY} ON CONFLICT (game_id) DO UPDATE SET"
                 " thread_id = excluded.thread_id, thread_parent = excluded.thread_parent,"
                 " updated_at = excluded.updated_at",
-                (game_id, thread_id, parent_id, _now(now)))
+                (game_id, thread_id, parent_id, _now(now), game_id))
 
         await self._db.write(work)
 
