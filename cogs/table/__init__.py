@@ -82,6 +82,7 @@ class Desk:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what
         they would have)."""
         self.dms.close()
+        self.posts.close()
         self.announcer.close()
         for task in self._showing:
             task.cancel()

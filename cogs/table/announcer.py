@@ -80,9 +80,9 @@ class Announcer:
         for task in self._retries:
             task.cancel()
 
-    async def _forget(self, game_id: int) -> None:
+    def _forget(self, game_id: int) -> None:
+        self._posts.forget(game_id)
         self._dms.forget(game_id)
-        await self._posts.forget(game_id)
 
     # ------------------------------------------------------------------ lobbies
     async def lobby_changed(self, event: LobbyChanged) -> None:
@@ -95,7 +95,7 @@ class Announcer:
         lang = self._prefs.guild_lang(table.guild_id)
         footer = t("lobby.cancelled.idle", lang) if event.reason == "idle" else None
         await self._posts.refresh_lobby(table, footer=footer)
-        await self._forget(table.game_id)
+        self._forget(table.game_id)
 
     # ------------------------------------------------------------------ play
     async def game_started(self, event: GameStarted) -> None:
@@ -216,7 +216,7 @@ class Announcer:
             await self._final_board(event, lang)
         finally:
             self._last_move.pop(table.game_id, None)
-            await self._forget(table.game_id)
+            self._forget(table.game_id)
 
     async def _final_board(self, event: GameOver, lang: str) -> None:
         table = event.table

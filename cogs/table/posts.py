@@ -15,6 +15,7 @@ goes when this process's manager drops the game.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,17 +64,29 @@ class Posts:
         # game -> the thread it moved to, while events committed before the move (which
         # still name the old channel) are being told; the store keeps it for the others
         self._moved_to: dict[int, int] = {}
+        self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
 
-    async def forget(self, game_id: int) -> None:
+    def forget(self, game_id: int) -> None:
         """The game is over (or its lobby cancelled): drop everything kept for it, here
-        and in the store."""
+        and (in a task of its own, so the click that ended the game is not kept waiting)
+        in the store."""
         self._held.discard(game_id)
         self._boards.pop(game_id, None)
         self._moved_to.pop(game_id, None)
+        task = asyncio.create_task(self._drop_posted(game_id), name=f"forget-{game_id}")
+        self._dropping.add(task)
+        task.add_done_callback(self._dropping.discard)
+
+    async def _drop_posted(self, game_id: int) -> None:
         try:
             await self._posted.game_over(game_id)
-        except Exception:
-            log.exception("could not drop what was posted for game %d", game_id)
+        except Exception as exc:  # the next game over sweeps it (``Posted.game_over``)
+            log.warning("could not drop what was posted for game %d: %r", game_id, exc)
+
+    def close(self) -> None:
+        """At shutdown: a row not yet dropped is swept by a later game over."""
+        for task in self._dropping:
+            task.cancel()
 
     def tracked_games(self) -> int:
         """How many games this object holds anything for (a leak shows here)."""

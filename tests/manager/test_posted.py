@@ -161,3 +161,16 @@ async def test_a_board_posted_after_its_game_ended_keeps_nothing(store: Store) -
     await store.posted.lobby_posted(game, 900, 111)
     await store.posted.moved_to_thread(game, 7000, 900)
     assert await store.posted.games_kept() == 0
+
+
+async def test_a_game_over_sweeps_the_rows_of_games_that_ended_unforgotten(
+        store: Store) -> None:
+    # a process stopped between a game's end and dropping its row: the next end sweeps it
+    stopped, live, ending = (await a_game(store, 900), await a_game(store, 901),
+                             await a_game(store, 902))
+    for game in (stopped, live, ending):
+        await store.posted.board_posted(game, 1000 + game, 0)
+    await store.games.set_status(stopped, "finished", now=1)
+    await store.posted.game_over(ending)
+    assert await store.posted.games_kept() == 1
+    assert await store.posted.newest_board(live) is not None

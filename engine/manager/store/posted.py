@@ -157,9 +157,14 @@ class Posted:
         return None if row is None or row[0] is None else int(row[0])
 
     async def game_over(self, game_id: int) -> None:
-        """The game ended (or its lobby went): nothing of its messages is kept."""
+        """The game ended (or its lobby went): nothing of its messages is kept. Rows of
+        other games that ended without being dropped (a process stopped in between) go
+        too: the table holds only live games, so looking at them all is cheap."""
         async def work(db: Tx) -> None:
-            await db.execute("DELETE FROM table_posts WHERE game_id = ?", (game_id,))
+            await db.execute(
+                "DELETE FROM table_posts WHERE game_id = ? OR game_id IN ("
+                "SELECT p.game_id FROM table_posts p JOIN games g ON g.id = p.game_id"
+                " WHERE g.status NOT IN ('lobby', 'playing'))", (game_id,))
 
         await self._db.write(work)
 
