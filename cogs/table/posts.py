@@ -65,6 +65,9 @@ class Posts:
         # still name the old channel) are being told; the store keeps it for the others
         self._moved_to: dict[int, int] = {}
         self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
+        # game -> its newest board being recorded (and the one before tidied): off the
+        # move's path, one after another per game
+        self._tidying: dict[int, asyncio.Task[None]] = {}
 
     def forget(self, game_id: int) -> None:
         """The game is over (or its lobby cancelled): drop everything kept for it, here
@@ -73,11 +76,14 @@ class Posts:
         self._held.discard(game_id)
         self._boards.pop(game_id, None)
         self._moved_to.pop(game_id, None)
-        task = asyncio.create_task(self._drop_posted(game_id), name=f"forget-{game_id}")
+        task = asyncio.create_task(self._drop_posted(game_id, self._tidying.pop(game_id, None)),
+                                   name=f"forget-{game_id}")
         self._dropping.add(task)
         task.add_done_callback(self._dropping.discard)
 
-    async def _drop_posted(self, game_id: int) -> None:
+    async def _drop_posted(self, game_id: int, tidying: asyncio.Task[None] | None) -> None:
+        if tidying is not None:  # the final board is recorded (and the one before tidied)
+            await asyncio.wait({tidying})
         try:
             await self._posted.game_over(game_id)
         except Exception as exc:  # the next game over sweeps it (``Posted.game_over``)
@@ -85,7 +91,7 @@ class Posts:
 
     def close(self) -> None:
         """At shutdown: a row not yet dropped is swept by a later game over."""
-        for task in self._dropping:
+        for task in [*self._dropping, *self._tidying.values()]:
             task.cancel()
 
     def tracked_games(self) -> int:
@@ -169,13 +175,33 @@ class Posts:
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
             boards.ply = max(ply, boards.ply)
         if tidy and message is not None:
-            await self._tidy(table, message, ply)
+            self._tidy_later(table, message, ply)
         return message
 
     def boards_posted(self, game_id: int) -> BoardsPosted:
         """What this process got through for a game (a copy: read, don't write)."""
         b = self._boards.get(game_id, BoardsPosted())
         return BoardsPosted(b.count, b.alt, b.ply)
+
+    def _tidy_later(self, table: TableView, board: discord.Message, ply: int) -> None:
+        """Record and tidy in a task (a move's click waits for its announcements: it need
+        not wait for this), after the game's previous one, so one process keeps order."""
+        game_id = table.game_id
+        before = self._tidying.get(game_id)
+
+        async def work() -> None:
+            if before is not None:
+                await asyncio.wait({before})
+            await self._tidy(table, board, ply)
+
+        task = asyncio.create_task(work(), name=f"tidy-{game_id}")
+        self._tidying[game_id] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._tidying.get(game_id) is finished:
+                del self._tidying[game_id]
+
+        task.add_done_callback(done)
 
     async def _tidy(self, table: TableView, board: discord.Message, ply: int) -> None:
         """Record the newest board in the store; if the server tidies (/sequence settings),
@@ -293,11 +319,13 @@ class Posts:
     async def parent_of(self, channel_id: int) -> int | None:
         """The channel a game's thread hangs from, if this bot opened that thread for it
         (None otherwise: a channel, or a thread that people opened themselves)."""
+        channel = self._bot.get_channel(channel_id)
+        if channel is not None and not isinstance(channel, discord.Thread):
+            return None  # a channel: nothing to ask (the game's end waits for no one)
         # kept in the store while the game lasts, whichever process opened the thread
         parent = await self._posted.thread_parent(channel_id)
         if parent is not None:
             return parent
-        channel = self._bot.get_channel(channel_id)
         if channel is None:
             try:
                 channel = await self._bot.fetch_channel(channel_id)
