@@ -47,6 +47,20 @@ _IN_PLAY = ("WHERE EXISTS (SELECT 1 FROM games WHERE id = ?"
             " AND status IN ('lobby', 'playing'))")
 
 
+# Read under a row lock where the backend has one (SQLite has one writer at a time); each
+# is one constant text, so no SQL is ever put together at run time.
+_LOBBY = {
+    "postgres": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?"
+                " FOR UPDATE",
+    "sqlite": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?",
+}
+_NEWEST = {
+    "postgres": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
+                " FOR UPDATE",
+    "sqlite": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?",
+}
+
+
 def _now(now: float | None) -> float:
     return time.time() if now is None else now
 
@@ -56,8 +70,9 @@ class Posted:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        # a row lock where the backend has one (SQLite has one writer at a time)
-        self._for_update = " FOR UPDATE" if db.backend == "postgres" else ""
+        # (upper case: constants for the rest of its life, one of the texts above)
+        locks = "postgres" if db.backend == "postgres" else "sqlite"
+        self._LOBBY_SQL, self._NEWEST_SQL = _LOBBY[locks], _NEWEST[locks]
 
     # -- lobbies -----------------------------------------------------------------------
 
@@ -86,9 +101,7 @@ class Posted:
         """The lobby became a game (or went): its message is no longer kept. Returns
         (channel, message) as it was, so the game can hang its thread from it."""
         async def work(db: Tx) -> tuple[int, int] | None:
-            row = await db.fetchone(
-                "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?"
-                + self._for_update, (game_id,))
+            row = await db.fetchone(self._LOBBY_SQL, (game_id,))
             if row is None or row[1] is None:
                 return None
             await db.execute(
@@ -112,9 +125,7 @@ class Posted:
             await db.execute(
                 f"INSERT INTO table_posts (game_id, updated_at) SELECT ?, ? {_IN_PLAY}"
                 " ON CONFLICT (game_id) DO NOTHING", (game_id, _now(now), game_id))
-            row = await db.fetchone(
-                "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
-                + self._for_update, (game_id,))
+            row = await db.fetchone(self._NEWEST_SQL, (game_id,))
             if row is None:
                 return None  # the game has ended and been forgotten: nothing to tidy
             kept = None if row[0] is None else (int(row[1]), int(row[0]))
