@@ -283,7 +283,7 @@ class SequenceBot(commands.Bot):
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
-        self.desk = desk = Desk(self, manager,
+        self.desk = desk = Desk(self, manager, posted=store.posted,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)

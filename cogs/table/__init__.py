@@ -8,9 +8,10 @@
     messages.py   pure builders: lobby, move and turn lines, views
     hands.py      a hand as a message (DM, "My hand", recovery)
     pictures.py   board, hand and replay files, drawn off the event loop
-    posts.py      posting in a game's channel; lobby, board and thread bookkeeping
+    posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept
+                  in the store, so any process can edit or tidy any game's messages)
     pace.py       at most Discord's message rate in any one channel
-    dms.py        DM delivery, the closed-door memory, one retry
+    dms.py        DM delivery, the closed-door memory (kept in the store too), one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards
@@ -26,6 +27,7 @@ import discord
 
 from engine.manager import Event, GameManager
 from engine.manager.sharing import ShowAgain
+from engine.manager.store import Posted
 
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
@@ -42,12 +44,14 @@ __all__ = ["ALL_ITEMS", "Desk"]
 class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
-    def __init__(self, bot: discord.Client, manager: GameManager, *,
+    def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
                  pace: ChannelPace | None = None) -> None:
+        """``posted``: the store's record of what was posted (``store.posted``), shared
+        with every other process on the same database."""
         self.manager = manager
         self.prefs = Preferences(bot)
-        self.posts = Posts(bot, manager, self.prefs, pace)
-        self.dms = DirectMessages(bot, manager, self.prefs, self.posts)
+        self.posts = Posts(bot, manager, self.prefs, posted, pace)
+        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms)
         self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
@@ -78,6 +82,7 @@ class Desk:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what
         they would have)."""
         self.dms.close()
+        self.posts.close()
         self.announcer.close()
         for task in self._showing:
             task.cancel()

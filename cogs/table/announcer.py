@@ -101,7 +101,7 @@ class Announcer:
     async def game_started(self, event: GameStarted) -> None:
         table = event.table
         await self._posts.refresh_lobby(table)
-        lobby = self._posts.lobby_closed(table.game_id)
+        lobby = await self._posts.lobby_closed(table.game_id)
         lang = self._prefs.guild_lang(table.guild_id)
         if self._prefs.uses_threads(table.guild_id):
             table = await self._posts.open_thread(table, lobby, lang)

@@ -67,7 +67,7 @@ class TableClicks:
         embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id))
         extra: dict[str, Any] = {} if content is None else {"content": content}
         message = await interaction.edit_original_response(embed=embed, view=view, **extra)
-        self._posts.lobby_is(table.game_id, message)
+        await self._posts.lobby_is(table.game_id, message)
 
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:

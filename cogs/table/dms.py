@@ -4,7 +4,15 @@ The owner of what the bot knows about each person's DMs. A refused DM (403, the 
 closed their DMs) is not tried again for ``DM_CLOSED_FOR`` seconds, so a person who opens
 their DMs gets hands again later, while a closed door costs at most one request per person
 per ten minutes (Discord bans bots that keep hitting 403s). A passing failure is tried once
-more a little later, never in a loop. The clock is injectable, so tests need not wait.
+more a little later, never in a loop.
+
+The door and the person's DM channel are kept in the store (``store.posted``): several
+processes may DM one person (every DM click arrives at shard 0's process, whatever server
+the game is in), and a door one of them found closed must not be knocked on by the others,
+nor a DM channel one of them opened be opened again by each. A refusal this process saw is
+also kept here; anything else is asked of the store before a DM. Times are wall-clock
+epoch seconds (they are compared across processes); the clock is injectable, so tests need
+not wait.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, TableView
+from engine.manager.store import DmDoor, Posted
 from engine.observation import Observation
 
 from ..i18n import t
@@ -37,13 +46,15 @@ class DirectMessages:
     """Sends hands and notes by DM; remembers who refused them."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posts: Posts, clock: Callable[[], float] = time.monotonic) -> None:
+                 posts: Posts, doors: Posted, clock: Callable[[], float] = time.time) -> None:
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
+        self._doors = doors
         self.clock = clock
         self._closed: dict[int, float] = {}  # user -> when a DM to them was refused
+        self._shut_in_store: set[int] = set()  # users whose stored door may say refused
         self._open: set[int] = set()  # users a DM reached
         self._warned: set[tuple[int, int]] = set()  # (game, seat) told that DMs are closed
         # user -> their DM channel: opened once, then sent to by id (no request to look the
@@ -68,7 +79,8 @@ class DirectMessages:
             task.cancel()
 
     def closed(self, user_id: int) -> bool:
-        """Whether ``user_id`` refused a DM in the last ``DM_CLOSED_FOR`` seconds."""
+        """Whether ``user_id`` refused a DM in the last ``DM_CLOSED_FOR`` seconds, as far as
+        this process knows (``refused_lately`` asks the store too)."""
         refused = self._closed.get(user_id)
         if refused is None:
             return False
@@ -77,18 +89,48 @@ class DirectMessages:
             return False
         return True
 
+    async def refused_lately(self, user_id: int) -> bool:
+        """Whether ``user_id`` refused a DM in the last ``DM_CLOSED_FOR`` seconds, to this
+        process or (the store says) to another one."""
+        if self.closed(user_id):
+            return True
+        return self._refused(user_id, await self._door(user_id))
+
+    def _refused(self, user_id: int, door: DmDoor | None) -> bool:
+        """Whether the stored door says a DM was refused lately (then it is kept here)."""
+        if door is None or door.closed_at is None:
+            return False
+        self._shut_in_store.add(user_id)
+        if self.clock() - door.closed_at >= DM_CLOSED_FOR:
+            return False
+        self._closed[user_id] = door.closed_at
+        return True
+
+    async def _door(self, user_id: int) -> DmDoor | None:
+        """The stored door (None when there is none, or the store cannot say)."""
+        try:
+            door = await self._doors.door(user_id)
+        except Exception:
+            log.exception("could not read the DM door of user %d", user_id)
+            return None
+        if door is not None and door.dm_channel is not None:
+            self._channels.setdefault(user_id, door.dm_channel)
+        return door
+
     async def send(self, user_id: int, *, knock: bool = False, **kwargs: Any) -> bool:
         """Send a DM; False when the user does not take DMs (never retried in a loop).
         ``knock``: try even if they refused lately (they asked for it, e.g. by joining)."""
-        if not knock and self.closed(user_id):
+        if not knock and await self.refused_lately(user_id):
             return False
         try:
-            channel = await self._channel_of(user_id)
+            channel = await self._channel_of(user_id, looked=not knock)
             await channel.send(**kwargs)
         except discord.Forbidden:
             log.info("user %d does not take direct messages", user_id)
-            self._closed[user_id] = self.clock()
+            self._closed[user_id] = refused = self.clock()
             self._open.discard(user_id)
+            self._shut_in_store.add(user_id)
+            await self._keep(self._doors.door_closed(user_id, refused), user_id)
             return False
         except SENDING_FAILED:
             # not a refusal: the DM may work next time, so the user is not marked closed
@@ -96,7 +138,18 @@ class DirectMessages:
             return False
         self._open.add(user_id)
         self._closed.pop(user_id, None)
+        if knock or user_id in self._shut_in_store:  # the door is open again, for everyone
+            self._shut_in_store.discard(user_id)
+            await self._keep(self._doors.door_open(user_id), user_id)
         return True
+
+    @staticmethod
+    async def _keep(write: Coroutine[Any, Any, None], user_id: int) -> None:
+        """A door written to the store; a failure is logged (this process still knows)."""
+        try:
+            await write
+        except Exception:
+            log.exception("could not keep the DM door of user %d", user_id)
 
     async def check(self, table: TableView, user_id: int, lang: str) -> bool:
         """On joining: say hello by DM once, so closed DMs are found before the deal.
@@ -157,13 +210,19 @@ class DirectMessages:
         except Exception:
             log.exception("could not send the hand of game %d again", game_id)
 
-    async def _channel_of(self, user_id: int) -> discord.abc.Messageable:
-        """The DM channel of a person: opened the first time (one request), by id after."""
+    async def _channel_of(self, user_id: int, *, looked: bool = False
+                          ) -> discord.abc.Messageable:
+        """The DM channel of a person: opened the first time (one request, by whichever
+        process DMs them first), by id after. ``looked``: the store was just asked."""
         known = self._channels.get(user_id)
+        if known is None and not looked:
+            await self._door(user_id)  # another process may have opened it: its id is kept
+            known = self._channels.get(user_id)
         if known is not None:
             return self._bot.get_partial_messageable(known, type=discord.ChannelType.private)
         channel = await self._bot.create_dm(discord.Object(user_id))
         self._channels[user_id] = channel.id
+        await self._keep(self._doors.dm_channel_opened(user_id, channel.id), user_id)
         return channel
 
     async def dm_channel(self, user_id: int) -> discord.abc.Messageable | None:

@@ -2,12 +2,20 @@
 
 The owner of the channel-side bookkeeping: each lobby's message, each game's newest board
 (and how many boards got through, for recovery), the thread a game moved to, lobbies
-being seated by a rematch. Every per-game entry is dropped by ``forget`` when the game
-ends, so a bot that plays for months holds only what its live games need.
+being seated by a rematch. Several processes may share the games (docs/SCALING.md) and any
+of them may post a game's next board or change its lobby, so the lobby message, the newest
+board and the thread live in the store (``store.posted``), not here: a process edits a
+lobby message another one posted, and tidies away the board before the newest, whoever
+posted it. What stays here is this process's own: boards it got through (recovery
+compares them), the thread a game is moving to while its older events are still told,
+lobbies a rematch of its own is seating. Every per-game entry, here and in the store, is
+dropped by ``forget`` when the game ends; an entry of a game that ended in another process
+goes when this process's manager drops the game.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +26,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, TableView
+from engine.manager.store import Posted
 from engine.observation import Observation
 
 from ..i18n import t
@@ -44,38 +53,70 @@ class Posts:
     """Posts in a game's channel (or the thread it moved to) and remembers what it posted."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 pace: ChannelPace | None = None) -> None:
+                 posted: Posted, pace: ChannelPace | None = None) -> None:
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
+        self._posted = posted
         self._pace = pace or ChannelPace()
-        self._lobbies: dict[int, tuple[int, int]] = {}  # game -> (channel, message)
         self._held: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
-        self._last_board: dict[int, int] = {}  # game -> its newest board message
-        self._boards: dict[int, BoardsPosted] = {}
-        self._moved_to: dict[int, int] = {}  # game -> the thread it moved to
-        self._thread_parent: dict[int, int] = {}  # thread this process opened -> its channel
+        self._boards: dict[int, BoardsPosted] = {}  # what this process got through
+        # game -> the thread it moved to, while events committed before the move (which
+        # still name the old channel) are being told; the store keeps it for the others
+        self._moved_to: dict[int, int] = {}
+        self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
+        # game -> its newest board being recorded (and the one before tidied): off the
+        # move's path, one after another per game
+        self._tidying: dict[int, asyncio.Task[None]] = {}
 
     def forget(self, game_id: int) -> None:
-        """The game is over (or its lobby cancelled): drop everything kept for it."""
-        self._lobbies.pop(game_id, None)
+        """The game is over (or its lobby cancelled): drop everything kept for it, here
+        and (in a task of its own, so the click that ended the game is not kept waiting)
+        in the store."""
         self._held.discard(game_id)
-        self._last_board.pop(game_id, None)
         self._boards.pop(game_id, None)
-        thread = self._moved_to.pop(game_id, None)
-        if thread is not None:
-            self._thread_parent.pop(thread, None)
+        self._moved_to.pop(game_id, None)
+        task = asyncio.create_task(self._drop_posted(game_id, self._tidying.pop(game_id, None)),
+                                   name=f"forget-{game_id}")
+        self._dropping.add(task)
+        task.add_done_callback(self._dropping.discard)
+
+    async def _drop_posted(self, game_id: int, tidying: asyncio.Task[None] | None) -> None:
+        if tidying is not None:  # the final board is recorded (and the one before tidied)
+            await asyncio.wait({tidying})
+        try:
+            await self._posted.game_over(game_id)
+        except Exception as exc:  # the next game over sweeps it (``Posted.game_over``)
+            log.warning("could not drop what was posted for game %d: %r", game_id, exc)
+
+    def close(self) -> None:
+        """At shutdown: a row not yet dropped is swept by a later game over."""
+        for task in [*self._dropping, *self._tidying.values()]:
+            task.cancel()
 
     def tracked_games(self) -> int:
         """How many games this object holds anything for (a leak shows here)."""
-        return len(set(self._lobbies) | self._held | set(self._last_board) | set(self._boards)
-                   | set(self._moved_to))
+        return len(self._held | set(self._boards) | set(self._moved_to))
+
+    def _drop_ended_elsewhere(self) -> None:
+        """Entries of games this process's manager no longer has (they ended in another
+        process, which forgot them in the store): looked for when a new game comes in."""
+        live = set(self._manager.cached_ids())
+        for game_id in [g for g in self._boards if g not in live]:
+            del self._boards[game_id]
+        for game_id in [g for g in self._moved_to if g not in live]:
+            del self._moved_to[game_id]
 
     # ------------------------------------------------------------------ sending
     def where(self, table: TableView) -> int:
         """The channel a game is played in now."""
         # events committed before the game moved to its thread still name the old channel
-        return self._moved_to.get(table.game_id, table.channel_id)
+        thread = self._moved_to.get(table.game_id)
+        if thread is None:
+            return table.channel_id
+        if thread == table.channel_id:  # the events name the thread now: no need to keep it
+            del self._moved_to[table.game_id]
+        return thread
 
     def channel(self, table: TableView) -> discord.PartialMessageable:
         return self._bot.get_partial_messageable(self.where(table), guild_id=table.guild_id)
@@ -99,6 +140,8 @@ class Posts:
             return None
         picture = kwargs.get("file")
         if isinstance(picture, discord.File) and picture.filename == BOARD:
+            if table.game_id not in self._boards:
+                self._drop_ended_elsewhere()
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
             boards.count += 1
             boards.alt = picture.description or ""
@@ -109,10 +152,11 @@ class Posts:
                          allowed_mentions: discord.AllowedMentions | None = None,
                          tidy: bool = True, only_if: Callable[[], bool] | None = None,
                          nonce: str | None = None) -> discord.Message | None:
-        """The one way a board goes out: picture, words, buttons; remembered as the newest
-        board (``ply``: the move it shows) and, where the server tidies, the one before
-        it deleted. ``only_if``: asked once the picture is drawn (drawing takes a while);
-        False posts nothing (e.g. a newer move's own board is on its way).
+        """The one way a board goes out: picture, words, buttons; remembered (in the store)
+        as the newest board (``ply``: the move it shows) and, where the server tidies, the
+        one before it deleted, whichever process posted it. ``only_if``: asked once the
+        picture is drawn (drawing takes a while); False posts nothing (e.g. a newer move's
+        own board is on its way).
 
         Sent with a nonce Discord enforces (``nonce``, else ``board:<game>:<the table's
         ply>``, the moment shown, which a move's ``ply`` is not: that is its index): a second
@@ -130,8 +174,8 @@ class Posts:
         if message is not None:
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
             boards.ply = max(ply, boards.ply)
-        if tidy:
-            await self._tidy(table, message)
+        if tidy and message is not None:
+            self._tidy_later(table, message, ply)
         return message
 
     def boards_posted(self, game_id: int) -> BoardsPosted:
@@ -139,17 +183,40 @@ class Posts:
         b = self._boards.get(game_id, BoardsPosted())
         return BoardsPosted(b.count, b.alt, b.ply)
 
-    async def _tidy(self, table: TableView, board: discord.Message | None) -> None:
-        """Remember the newest board; if the server tidies (/sequence settings), delete the
-        one before it, so the channel shows one board per game."""
-        if board is None:
+    def _tidy_later(self, table: TableView, board: discord.Message, ply: int) -> None:
+        """Record and tidy in a task (a move's click waits for its announcements: it need
+        not wait for this), after the game's previous one, so one process keeps order."""
+        game_id = table.game_id
+        before = self._tidying.get(game_id)
+
+        async def work() -> None:
+            if before is not None:
+                await asyncio.wait({before})
+            await self._tidy(table, board, ply)
+
+        task = asyncio.create_task(work(), name=f"tidy-{game_id}")
+        self._tidying[game_id] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._tidying.get(game_id) is finished:
+                del self._tidying[game_id]
+
+        task.add_done_callback(done)
+
+    async def _tidy(self, table: TableView, board: discord.Message, ply: int) -> None:
+        """Record the newest board in the store; if the server tidies (/sequence settings),
+        delete the board that is stale now, so the channel shows one board per game. The
+        store settles it in one transaction: the board before this one, or this one
+        itself if another process has meanwhile posted a newer one."""
+        try:
+            stale = await self._posted.board_posted(table.game_id, board.id, ply)
+        except Exception:
+            log.exception("could not record the newest board of game %d", table.game_id)
             return
-        previous = self._last_board.get(table.game_id)
-        self._last_board[table.game_id] = board.id
-        if previous is None or not self._prefs.tidies(table.guild_id):
+        if stale is None or not self._prefs.tidies(table.guild_id):
             return
         try:
-            await self.channel(table).get_partial_message(previous).delete()
+            await self.channel(table).get_partial_message(stale).delete()
         except SENDING_FAILED:
             log.info("could not tidy an old board of game %d", table.game_id, exc_info=True)
 
@@ -164,37 +231,43 @@ class Posts:
     def lobby_held(self, game_id: int) -> bool:
         return game_id in self._held
 
-    def lobby_is(self, game_id: int, message: discord.Message | discord.InteractionMessage
-                 ) -> None:
+    async def lobby_is(self, game_id: int,
+                       message: discord.Message | discord.InteractionMessage) -> None:
         """The message that shows this lobby (the reply to /sequence new, or one found
-        again after a restart)."""
-        self._lobbies[game_id] = (message.channel.id, message.id)
+        again after a restart), kept in the store so any process can edit it."""
+        await self._posted.lobby_posted(game_id, message.channel.id, message.id)
 
-    def lobby_message_of(self, game_id: int) -> tuple[int, int] | None:
-        return self._lobbies.get(game_id)
+    async def lobby_message_of(self, game_id: int) -> tuple[int, int] | None:
+        """(channel, message) of the lobby's message, whichever process posted it."""
+        return await self._posted.lobby_message(game_id)
 
     async def refresh_lobby(self, table: TableView, *, footer: str | None = None) -> None:
-        """Show the lobby as it is now: edit its message, or post one if there is none."""
+        """Show the lobby as it is now: edit its message (whichever process posted it), or
+        post one if there is none (or it was deleted) and the lobby is still open."""
         lang = self._prefs.guild_lang(table.guild_id)
         embed, view = messages.lobby_message(table, lang, footer=footer)
-        where = self._lobbies.get(table.game_id)
-        if where is None:
-            if table.status == "lobby":
-                message = await self.post(table, embed=embed, view=view)
-                if message is not None:
-                    self.lobby_is(table.game_id, message)
-            return
-        # (the lobby message stays where it was posted, even when the game moved on)
-        lobby = self._bot.get_partial_messageable(
-            where[0], guild_id=table.guild_id).get_partial_message(where[1])
-        try:
-            await lobby.edit(embed=embed, view=view)
-        except SENDING_FAILED:
-            log.exception("could not update the lobby message of game %d", table.game_id)
+        where = await self._posted.lobby_message(table.game_id)
+        if where is not None:
+            # (the lobby message stays where it was posted, even when the game moved on)
+            lobby = self._bot.get_partial_messageable(
+                where[0], guild_id=table.guild_id).get_partial_message(where[1])
+            try:
+                await lobby.edit(embed=embed, view=view)
+                return
+            except discord.NotFound:
+                log.info("the lobby message of game %d was deleted", table.game_id)
+            except SENDING_FAILED:
+                log.exception("could not update the lobby message of game %d", table.game_id)
+                return
+        if table.status == "lobby":
+            message = await self.post(table, embed=embed, view=view)
+            if message is not None:
+                await self.lobby_is(table.game_id, message)
 
-    def lobby_closed(self, game_id: int) -> tuple[int, int] | None:
-        """The lobby became a game (or was cancelled): its message is no longer updated."""
-        return self._lobbies.pop(game_id, None)
+    async def lobby_closed(self, game_id: int) -> tuple[int, int] | None:
+        """The lobby became a game (or was cancelled): its message is no longer updated.
+        Returns where it was (a game's thread hangs from it)."""
+        return await self._posted.lobby_closed(game_id)
 
     # ------------------------------------------------------------------ threads
     async def open_thread(self, table: TableView, lobby: tuple[int, int] | None, lang: str
@@ -204,7 +277,7 @@ class Posts:
         starts inside a thread (a rematch) stays there. If Discord refuses (no Create
         Public Threads permission), the game is played in the channel, and the channel is
         told why."""
-        if self._is_thread(table.channel_id):
+        if await self._is_thread(table.channel_id):
             return table
         name = t("thread.name", lang, game=messages.game_name(table, lang),
                  number=table.game_id)
@@ -229,29 +302,36 @@ class Posts:
         except Refusal:
             log.warning("game %d could not move to its thread %d", table.game_id, thread.id)
             return table
-        self._thread_parent[thread.id] = table.channel_id
         self._moved_to[table.game_id] = thread.id
+        try:
+            await self._posted.moved_to_thread(table.game_id, thread.id, table.channel_id)
+        except Exception:  # the thread is found by its owner then (``parent_of``)
+            log.exception("could not record the thread of game %d", table.game_id)
         if lobby is None:  # no lobby message for the thread to hang from: point to it
             await self.post(table, content=t("thread.moved", lang, thread=f"<#{thread.id}>"))
         return moved
 
-    def _is_thread(self, channel_id: int) -> bool:
-        if channel_id in self._thread_parent:
+    async def _is_thread(self, channel_id: int) -> bool:
+        if isinstance(self._bot.get_channel(channel_id), discord.Thread):
             return True
-        return isinstance(self._bot.get_channel(channel_id), discord.Thread)
+        return await self._posted.thread_parent(channel_id) is not None
 
     async def parent_of(self, channel_id: int) -> int | None:
         """The channel a game's thread hangs from, if this bot opened that thread for it
         (None otherwise: a channel, or a thread that people opened themselves)."""
-        if channel_id in self._thread_parent:
-            return self._thread_parent[channel_id]
         channel = self._bot.get_channel(channel_id)
+        if channel is not None and not isinstance(channel, discord.Thread):
+            return None  # a channel: nothing to ask (the game's end waits for no one)
+        # kept in the store while the game lasts, whichever process opened the thread
+        parent = await self._posted.thread_parent(channel_id)
+        if parent is not None:
+            return parent
         if channel is None:
             try:
                 channel = await self._bot.fetch_channel(channel_id)
             except SENDING_FAILED:
                 return None
-        # the owner survives a restart, unlike this process's memory of what it opened
+        # the owner survives anything, even a game whose store row went
         bot_user = self._bot.user
         if isinstance(channel, discord.Thread) and bot_user is not None \
                 and channel.owner_id == bot_user.id:

@@ -91,13 +91,16 @@ class Recovery:
                      for a in m.attachments if a.filename == filename), None)
 
     async def _lobby(self, table: TableView) -> None:
-        prefix = f"seq:lobby:{table.game_id}:"
-        for message in await self._recent(self._posts.channel(table)):
-            ids = [getattr(c, "custom_id", None) or "" for row in message.components
-                   for c in getattr(row, "children", [])]
-            if self._mine(message) and any(i.startswith(prefix) for i in ids):
-                self._posts.lobby_is(table.game_id, message)
-                break
+        # the store names the lobby's message (whichever process posted it): edited in
+        # place without reading the channel; one deleted meanwhile is posted anew
+        if await self._posts.lobby_message_of(table.game_id) is None:
+            prefix = f"seq:lobby:{table.game_id}:"
+            for message in await self._recent(self._posts.channel(table)):
+                ids = [getattr(c, "custom_id", None) or "" for row in message.components
+                       for c in getattr(row, "children", [])]
+                if self._mine(message) and any(i.startswith(prefix) for i in ids):
+                    await self._posts.lobby_is(table.game_id, message)
+                    break
         await self._posts.refresh_lobby(table)
 
     async def _game(self, table: TableView) -> None:
@@ -118,7 +121,7 @@ class Recovery:
         for seat in table.seats:
             if seat.user_id is None or seat.is_computer or seat.left or seat.resigned:
                 continue
-            if self._dms.closed(seat.user_id):
+            if await self._dms.refused_lately(seat.user_id):
                 continue
             await self._hand(table, seat.index)
 
@@ -151,7 +154,7 @@ class Recovery:
 
         await self._posts.post_board(
             table, obs, "\n".join([t("board.recovered", lang), messages.turn_line(table, lang)]),
-            view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang, tidy=False,
+            view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang,
             only_if=still_current,
             # its own nonce: it is posted because the board of this moment is not in the
             # channel (never got there, or was deleted), so it must not be answered with it

@@ -1,6 +1,7 @@
 """A bot that plays for months keeps only what its live games need: everything the Discord
 side remembers per game (lobby and board messages, boards posted, threads, "DMs are
-closed" notes) is dropped when the game ends or its lobby is cancelled."""
+closed" notes), in its memory and in the store, is dropped when the game ends or its
+lobby is cancelled."""
 
 from __future__ import annotations
 
@@ -38,3 +39,8 @@ async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
     await (await alice.click(lobby, label="Cancel")).wait_ack()
     await until(lambda: manager.tables() == [], "the lobby cancelled")
     await until(lambda: desk.posts.tracked_games() == 0, "nothing kept of the lobby")
+    store = world.bot.store
+    assert store is not None
+    async with asyncio.timeout(10):  # (the store's row goes just after the memory's)
+        while await store.posted.games_kept():
+            await asyncio.sleep(0.02)

@@ -19,8 +19,17 @@ import pytest
 
 import bot as bot_module
 from engine.manager import Store
+from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
-from tests.e2e.people import boards, latest_hand, play_until_over, turn_from_dm, whose_turn
+from tests.e2e.people import (
+    boards,
+    final_board,
+    latest_hand,
+    play_until_over,
+    turn_from_dm,
+    turn_from_my_hand_button,
+    whose_turn,
+)
 from tests.e2e.test_restart import begun
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess, error_lines
@@ -99,6 +108,63 @@ async def test_two_processes_play_games_on_both_shards_with_dm_clicks_at_shard_0
         for process in (p0, p1):
             assert error_lines(process.log()) == [], process.log()[-3000:]
         assert "commands are synced by the process that runs shard 0" in p1.log()
+
+
+def guild_clicks(fake: FakeDiscord, shard: int, game_id: int) -> int:
+    """Clicks in a server on ``game_id``'s boards that Discord sent to ``shard``."""
+    session = fake.sessions.get(shard)
+    return sum(1 for frame in (session.sent if session else [])
+               if frame.get("t") == "INTERACTION_CREATE" and frame["d"].get("guild_id")
+               and str(frame["d"].get("data", {}).get("custom_id", "")).split(":")[2:3]
+               == [str(game_id)])
+
+
+async def test_a_tidy_server_keeps_one_board_when_both_processes_post_its_boards(
+        tmp_path: Path, postgres_url: str) -> None:
+    """Ann plays from her DMs (clicked at shard 0's process, which posts those boards), Bob
+    from "My hand" on the board (clicked at shard 1's, which posts his): each process
+    tidies away the board the other one posted, so the channel keeps one board."""
+    async with FakeDiscord(shards=2) as fake:
+        one = fake.add_guild("One", shard=1)
+        ann, bob = fake.add_person("Ann", one), fake.add_person("Bob", one)
+        async with await Store.connect(postgres_url) as store:  # set before either starts
+            await store.layout.save_table_manners(TableManners(one.id, tidy_boards=True))
+        async with two_processes(fake, tmp_path, postgres_url) as (p0, p1):
+            first = await begin(fake, ann, bob)
+            every = fake.channel_messages[one.channel_id]
+            last, posted = first, [first]
+            for _ in range(16):
+                board = last
+
+                def newer(after: int = board.id) -> FakeMessage | None:
+                    return final_board(fake, one.channel_id) or next(
+                        (m for m in reversed(every) if m.id > after and any(
+                            f.filename == "board.png" for f in m.files)
+                         and whose_turn(m) is not None), None)
+
+                if final_board(fake, one.channel_id) is not None:
+                    break
+                if board is not first:
+                    posted.append(board)
+                turn = turn_from_dm if whose_turn(board) == ann.id else turn_from_my_hand_button
+                await turn(ann if whose_turn(board) == ann.id else bob, board)
+                last = await fake.wait_for(newer, 15, "the next board")
+            game_id = int(next(c for c in first.custom_ids()
+                               if c.startswith("seq:")).split(":")[2])
+            # both processes posted boards of this game, many of them
+            assert len({m.id for m in every if any(
+                f.filename == "board.png" for f in m.files)}) >= 8
+            assert dm_clicks(fake, 0, str(game_id)) > 2
+            assert guild_clicks(fake, 1, game_id) > 2
+            await fake.wait_for(lambda: len(boards(fake, one.channel_id)) == 1, 10,
+                                "one board left in the channel")
+            await asyncio.sleep(0.5)  # nothing late deletes the last one, nor adds one
+            (kept,) = boards(fake, one.channel_id)
+            assert kept.id == max(m.id for m in every if any(
+                f.filename == "board.png" for f in m.files))
+            assert all(b.deleted for b in posted if b is not kept)
+        for process in (p0, p1):
+            assert error_lines(process.log()) == [], process.log()[-3000:]
 
 
 async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path) -> None:

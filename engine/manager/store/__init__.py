@@ -1,14 +1,17 @@
-"""The store: one database (a SQLite file, or PostgreSQL) with three owners sharing it.
+"""The store: one database (a SQLite file, or PostgreSQL) with four owners sharing it.
 
 - ``store.games`` (``GameLog``): lobbies, games, seats, action logs, server settings:
   what the game manager owns and nobody else writes.
 - ``store.standings`` (``Standings``): the results of finished games, read only.
 - ``store.layout`` (``Layout``): the Discord layer's layout settings per server.
+- ``store.posted`` (``Posted``): what the Discord layer posted for each table (lobby and
+  newest board messages, the thread a game moved to) and each person's DM door, so any
+  process can edit or tidy any game's messages.
 
 ``Store`` itself only opens (migrations, refusing a newer database), closes and reports
 on the database; each owner's methods live with the owner, written once against
 ``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
-default: one file, WAL, one connection whose write lock and group commit all three owners
+default: one file, WAL, one connection whose write lock and group commit all the owners
 share) and ``postgres.PostgresDatabase`` (asyncpg, a pool; each write its own transaction).
 ``open_store`` picks one from the settings: a ``DATABASE_URL`` wins over the SQLite path.
 """
@@ -35,6 +38,7 @@ from .database import (
 )
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
+from .posted import DmDoor, NewestBoard, Posted
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
 
 
@@ -49,6 +53,7 @@ class Store:
         self.games = GameLog(db)
         self.standings = Standings(db)
         self.layout = Layout(db)
+        self.posted = Posted(db)
 
     @classmethod
     async def open(
@@ -141,6 +146,7 @@ __all__ = [
     "MIGRATIONS",
     "POSTGRES_MIGRATIONS",
     "Database",
+    "DmDoor",
     "GameLog",
     "GameRecord",
     "GuildSettings",
@@ -149,6 +155,8 @@ __all__ = [
     "Layout",
     "LeaderRow",
     "LevelRow",
+    "NewestBoard",
+    "Posted",
     "ResultLine",
     "ResultRecord",
     "SchemaTooNew",

@@ -1,0 +1,224 @@
+"""What the Discord layer posted for each table, and each person's DM door.
+
+Several bot processes may share one PostgreSQL, and any of them may post a game's next
+board, edit its lobby or DM one of its players (every DM click arrives at shard 0's
+process, whatever server the game is in). So what one process posted must not live in
+its memory alone: a board it posted has to be tidied away by whichever process posts the
+next one, a lobby message it posted edited by another, a DM door it found closed left
+alone by the others. Like ``layout``, not the manager's business (it knows nothing of
+messages); kept in the same database so one backup holds everything.
+
+The newest board is settled in one transaction (``board_posted``): the stored newest is
+read under a row lock (``FOR UPDATE`` on PostgreSQL; SQLite's one writer serialises it
+anyway) and the newer of the two by ply is kept, so two processes posting boards of one
+game at once end with one newest board and one stale board to delete, never two newest.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .database import Database, Tx
+
+
+@dataclass(frozen=True)
+class NewestBoard:
+    """A game's newest board message and the move it shows."""
+
+    message_id: int
+    ply: int
+
+
+@dataclass(frozen=True)
+class DmDoor:
+    """What is known of a person's DMs: their channel, and when a DM was last refused
+    (epoch seconds; None: not since the last one that got through)."""
+
+    user_id: int
+    dm_channel: int | None = None
+    closed_at: float | None = None
+
+
+# A row is only ever made for a lobby or game in play: a late write for a game that has
+# ended (another process posting its last board as this one forgets it) keeps nothing.
+# (SQLite reads INSERT ... SELECT ... ON CONFLICT right only when the SELECT has a WHERE.)
+_IN_PLAY = ("WHERE EXISTS (SELECT 1 FROM games WHERE id = ?"
+            " AND status IN ('lobby', 'playing'))")
+
+
+# Read under a row lock where the backend has one (SQLite has one writer at a time); each
+# is one constant text, so no SQL is ever put together at run time.
+_LOBBY = {
+    "postgres": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?"
+                " FOR UPDATE",
+    "sqlite": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?",
+}
+_NEWEST = {
+    "postgres": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
+                " FOR UPDATE",
+    "sqlite": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?",
+}
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
+class Posted:
+    """Lobby and board messages, threads and DM doors, on the shared connection."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        # (upper case: constants for the rest of its life, one of the texts above)
+        locks = "postgres" if db.backend == "postgres" else "sqlite"
+        self._LOBBY_SQL, self._NEWEST_SQL = _LOBBY[locks], _NEWEST[locks]
+
+    # -- lobbies -----------------------------------------------------------------------
+
+    async def lobby_posted(self, game_id: int, channel_id: int, message_id: int, *,
+                           now: float | None = None) -> None:
+        """The message that shows this lobby (``channel_id``: where it is)."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "INSERT INTO table_posts (game_id, lobby_channel, lobby_message, updated_at)"
+                f" SELECT ?, ?, ?, ? {_IN_PLAY} ON CONFLICT (game_id) DO UPDATE SET"
+                " lobby_channel = excluded.lobby_channel,"
+                " lobby_message = excluded.lobby_message, updated_at = excluded.updated_at",
+                (game_id, channel_id, message_id, _now(now), game_id))
+
+        await self._db.write(work)
+
+    async def lobby_message(self, game_id: int) -> tuple[int, int] | None:
+        """(channel, message) of the lobby's message, if one is kept."""
+        row = await self._db.fetchone(
+            "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?"
+            " AND lobby_message IS NOT NULL", (game_id,))
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    async def lobby_closed(self, game_id: int, *, now: float | None = None
+                           ) -> tuple[int, int] | None:
+        """The lobby became a game (or went): its message is no longer kept. Returns
+        (channel, message) as it was, so the game can hang its thread from it."""
+        async def work(db: Tx) -> tuple[int, int] | None:
+            row = await db.fetchone(self._LOBBY_SQL, (game_id,))
+            if row is None or row[1] is None:
+                return None
+            await db.execute(
+                "UPDATE table_posts SET lobby_channel = NULL, lobby_message = NULL,"
+                " updated_at = ? WHERE game_id = ?", (_now(now), game_id))
+            return int(row[0]), int(row[1])
+
+        return await self._db.write(work)
+
+    # -- boards ------------------------------------------------------------------------
+
+    async def board_posted(self, game_id: int, message_id: int, ply: int, *,
+                           now: float | None = None) -> int | None:
+        """A board of move ``ply`` got through as ``message_id``. Keeps the newer of it and
+        the stored newest (by ply; at the same ply the later message, whose id is the
+        larger), in one transaction, and returns the board that is now stale: the
+        previous newest, or ``message_id`` itself when a newer board is already kept
+        (another process got there first). None: nothing is stale."""
+        async def work(db: Tx) -> int | None:
+            # the row first, so that two first boards at once queue on its key
+            await db.execute(
+                f"INSERT INTO table_posts (game_id, updated_at) SELECT ?, ? {_IN_PLAY}"
+                " ON CONFLICT (game_id) DO NOTHING", (game_id, _now(now), game_id))
+            row = await db.fetchone(self._NEWEST_SQL, (game_id,))
+            if row is None:
+                return None  # the game has ended and been forgotten: nothing to tidy
+            kept = None if row[0] is None else (int(row[1]), int(row[0]))
+            if kept is not None and kept[1] == message_id:
+                return None  # the same message again (a nonce answered with it)
+            if kept is not None and kept > (ply, message_id):
+                return message_id
+            await db.execute(
+                "UPDATE table_posts SET board_message = ?, board_ply = ?, updated_at = ?"
+                " WHERE game_id = ?", (message_id, ply, _now(now), game_id))
+            return None if kept is None else kept[1]
+
+        return await self._db.write(work)
+
+    async def newest_board(self, game_id: int) -> NewestBoard | None:
+        row = await self._db.fetchone(
+            "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
+            " AND board_message IS NOT NULL", (game_id,))
+        return None if row is None else NewestBoard(int(row[0]), int(row[1]))
+
+    # -- threads -----------------------------------------------------------------------
+
+    async def moved_to_thread(self, game_id: int, thread_id: int, parent_id: int, *,
+                              now: float | None = None) -> None:
+        """The game moved to a thread the bot opened on ``parent_id``."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "INSERT INTO table_posts (game_id, thread_id, thread_parent, updated_at)"
+                f" SELECT ?, ?, ?, ? {_IN_PLAY} ON CONFLICT (game_id) DO UPDATE SET"
+                " thread_id = excluded.thread_id, thread_parent = excluded.thread_parent,"
+                " updated_at = excluded.updated_at",
+                (game_id, thread_id, parent_id, _now(now), game_id))
+
+        await self._db.write(work)
+
+    async def thread_parent(self, thread_id: int) -> int | None:
+        """The channel a live game's thread hangs from, if the bot opened it for one."""
+        row = await self._db.fetchone(
+            "SELECT thread_parent FROM table_posts WHERE thread_id = ? LIMIT 1", (thread_id,))
+        return None if row is None or row[0] is None else int(row[0])
+
+    async def game_over(self, game_id: int) -> None:
+        """The game ended (or its lobby went): nothing of its messages is kept. Rows of
+        other games that ended without being dropped (a process stopped in between) go
+        too: the table holds only live games, so looking at them all is cheap."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "DELETE FROM table_posts WHERE game_id = ? OR game_id IN ("
+                "SELECT p.game_id FROM table_posts p JOIN games g ON g.id = p.game_id"
+                " WHERE g.status NOT IN ('lobby', 'playing'))", (game_id,))
+
+        await self._db.write(work)
+
+    async def games_kept(self) -> int:
+        """How many games have messages kept (a leak shows here)."""
+        row = await self._db.fetchone("SELECT COUNT(*) FROM table_posts")
+        return 0 if row is None else int(row[0])
+
+    # -- DM doors ----------------------------------------------------------------------
+
+    async def door(self, user_id: int) -> DmDoor | None:
+        row = await self._db.fetchone(
+            "SELECT dm_channel, closed_at FROM dm_doors WHERE user_id = ?", (user_id,))
+        if row is None:
+            return None
+        return DmDoor(user_id, None if row[0] is None else int(row[0]),
+                      None if row[1] is None else float(row[1]))
+
+    async def dm_channel_opened(self, user_id: int, channel_id: int, *,
+                                now: float | None = None) -> None:
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "INSERT INTO dm_doors (user_id, dm_channel, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET dm_channel = excluded.dm_channel,"
+                " updated_at = excluded.updated_at", (user_id, channel_id, _now(now)))
+
+        await self._db.write(work)
+
+    async def door_closed(self, user_id: int, at: float, *, now: float | None = None) -> None:
+        """A DM to ``user_id`` was refused at ``at`` (epoch seconds)."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "INSERT INTO dm_doors (user_id, closed_at, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET closed_at = excluded.closed_at,"
+                " updated_at = excluded.updated_at", (user_id, at, _now(now)))
+
+        await self._db.write(work)
+
+    async def door_open(self, user_id: int, *, now: float | None = None) -> None:
+        """A DM reached ``user_id``: a refusal kept for them is over."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "UPDATE dm_doors SET closed_at = NULL, updated_at = ?"
+                " WHERE user_id = ? AND closed_at IS NOT NULL", (_now(now), user_id))
+
+        await self._db.write(work)

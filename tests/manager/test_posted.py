@@ -1,0 +1,176 @@
+"""What the Discord layer posted, kept in the store (``store.posted``), on both backends:
+any process can find a lobby message, tidy the board before the newest, and leave a
+refused DM door alone, whoever posted or knocked first."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine.manager import Store
+from engine.manager.seats import Seat
+from engine.manager.store import DmDoor, NewestBoard
+
+from .conftest import OpenStore
+
+
+async def a_game(store: Store, channel: int = 900) -> int:
+    game_id = await store.games.create_lobby("kids", {}, 500, channel, 1, [Seat(0, 1, "Ann")],
+                                             lobby_deadline=None, on_leave="skip", now=0)
+    assert game_id is not None
+    return game_id
+
+
+async def test_a_lobby_message_is_found_until_the_lobby_closes(store: Store) -> None:
+    game = await a_game(store)
+    assert await store.posted.lobby_message(game) is None
+    await store.posted.lobby_posted(game, 900, 111)
+    assert await store.posted.lobby_message(game) == (900, 111)
+    assert await store.posted.lobby_closed(game) == (900, 111)
+    assert await store.posted.lobby_message(game) is None
+    assert await store.posted.lobby_closed(game) is None
+
+
+async def test_the_first_board_leaves_nothing_to_tidy(store: Store) -> None:
+    game = await a_game(store)
+    assert await store.posted.board_posted(game, 1000, 0) is None
+    assert await store.posted.newest_board(game) == NewestBoard(1000, 0)
+
+
+async def test_a_newer_board_makes_the_one_before_it_stale(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1000, 0)
+    assert await store.posted.board_posted(game, 1001, 1) == 1000
+    assert await store.posted.newest_board(game) == NewestBoard(1001, 1)
+
+
+async def test_a_board_of_an_older_move_arriving_late_is_the_stale_one(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1005, 5)
+    assert await store.posted.board_posted(game, 1006, 4) == 1006
+    assert await store.posted.newest_board(game) == NewestBoard(1005, 5)
+
+
+async def test_at_the_same_ply_the_later_message_is_the_newest(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1000, 3)
+    assert await store.posted.board_posted(game, 1002, 3) == 1000
+    assert await store.posted.board_posted(game, 1001, 3) == 1001
+
+
+async def test_the_same_board_posted_again_is_not_stale(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1000, 2)
+    assert await store.posted.board_posted(game, 1000, 2) is None
+    assert await store.posted.newest_board(game) == NewestBoard(1000, 2)
+
+
+async def test_a_thread_knows_the_channel_it_hangs_from_while_its_game_lasts(
+        store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.lobby_posted(game, 900, 111)
+    await store.posted.moved_to_thread(game, 7000, 900)
+    assert await store.posted.thread_parent(7000) == 900
+    assert await store.posted.thread_parent(900) is None
+    assert await store.posted.lobby_message(game) == (900, 111)  # the thread kept it
+    await store.posted.game_over(game)
+    assert await store.posted.thread_parent(7000) is None
+    assert await store.posted.games_kept() == 0
+
+
+async def test_nothing_is_kept_of_a_game_that_ended(store: Store) -> None:
+    game, other = await a_game(store, 900), await a_game(store, 901)
+    await store.posted.lobby_posted(game, 900, 111)
+    await store.posted.board_posted(game, 1000, 0)
+    await store.posted.board_posted(other, 2000, 0)
+    await store.posted.game_over(game)
+    assert await store.posted.newest_board(game) is None
+    assert await store.posted.lobby_message(game) is None
+    assert await store.posted.newest_board(other) == NewestBoard(2000, 0)
+    assert await store.posted.games_kept() == 1
+
+
+async def test_a_dm_door_keeps_its_channel_and_when_it_was_refused(store: Store) -> None:
+    assert await store.posted.door(42) is None
+    await store.posted.dm_channel_opened(42, 4200)
+    assert await store.posted.door(42) == DmDoor(42, 4200, None)
+    await store.posted.door_closed(42, at=1_700_000_000.5)
+    assert await store.posted.door(42) == DmDoor(42, 4200, 1_700_000_000.5)
+    await store.posted.door_open(42)
+    assert await store.posted.door(42) == DmDoor(42, 4200, None)
+
+
+async def test_a_door_refused_before_its_channel_was_known_keeps_both(store: Store) -> None:
+    await store.posted.door_closed(43, at=10.0)
+    await store.posted.dm_channel_opened(43, 4300)
+    assert await store.posted.door(43) == DmDoor(43, 4300, 10.0)
+
+
+async def test_what_was_posted_survives_a_restart(open_store: OpenStore) -> None:
+    async with await open_store() as first:
+        game = await a_game(first)
+        await first.posted.board_posted(game, 1000, 4)
+        await first.posted.door_closed(42, at=5.0)
+    async with await open_store() as again:
+        assert await again.posted.board_posted(game, 1001, 5) == 1000
+        assert (await again.posted.door(42)) == DmDoor(42, None, 5.0)
+
+
+async def test_two_processes_posting_boards_at_once_keep_one_newest(
+        open_store: OpenStore) -> None:
+    # two stores are two processes (each its own connection or pool); on PostgreSQL the
+    # row lock makes the second read what the first wrote
+    first, second = await open_store(), await open_store()
+    try:
+        game = await a_game(first)
+        await first.posted.board_posted(game, 1001, 0)
+        for ply in range(1, 21):
+            older, newer = 1000 + 2 * ply, 1001 + 2 * ply
+            stale = await asyncio.gather(first.posted.board_posted(game, older, ply),
+                                         second.posted.board_posted(game, newer, ply))
+            # in either order: the board before them is stale once, and so is the older
+            # of the two (never the same board twice, never two newest)
+            assert sorted(s for s in stale if s is not None) == sorted([older, newer - 2])
+            assert await first.posted.newest_board(game) == NewestBoard(newer, ply)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_two_first_boards_at_once_leave_exactly_one_stale(open_store: OpenStore) -> None:
+    first, second = await open_store(), await open_store()
+    try:
+        for n in range(10):
+            game = await a_game(first, channel=900 + n)
+            stale = await asyncio.gather(first.posted.board_posted(game, 5000, 1),
+                                         second.posted.board_posted(game, 5001, 2))
+            # whichever came first, the board of ply 1 is the stale one, named once
+            assert [s for s in stale if s is not None] == [5000]
+            assert await second.posted.newest_board(game) == NewestBoard(5001, 2)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_board_posted_after_its_game_ended_keeps_nothing(store: Store) -> None:
+    # another process posts the last board just as this one forgets the finished game
+    game = await a_game(store)
+    await store.posted.board_posted(game, 1000, 0)
+    await store.games.set_status(game, "finished", now=1)
+    await store.posted.game_over(game)
+    assert await store.posted.board_posted(game, 1001, 1) is None
+    await store.posted.lobby_posted(game, 900, 111)
+    await store.posted.moved_to_thread(game, 7000, 900)
+    assert await store.posted.games_kept() == 0
+
+
+async def test_a_game_over_sweeps_the_rows_of_games_that_ended_unforgotten(
+        store: Store) -> None:
+    # a process stopped between a game's end and dropping its row: the next end sweeps it
+    stopped, live, ending = (await a_game(store, 900), await a_game(store, 901),
+                             await a_game(store, 902))
+    for game in (stopped, live, ending):
+        await store.posted.board_posted(game, 1000 + game, 0)
+    await store.games.set_status(stopped, "finished", now=1)
+    await store.posted.game_over(ending)
+    assert await store.posted.games_kept() == 1
+    assert await store.posted.newest_board(live) is not None
