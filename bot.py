@@ -263,6 +263,9 @@ class SequenceBot(commands.Bot):
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
         self._following: asyncio.Task[None] | None = None
+        # the handlers of clicks and commands under way (``cogs.table.replies.refusals``
+        # adds and removes them): a clean stop lets them finish first
+        self.in_flight: set[asyncio.Task[Any]] = set()
 
     @property
     def clicks(self) -> Clicks:
@@ -356,6 +359,13 @@ class SequenceBot(commands.Bot):
         await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
     async def close(self) -> None:
+        # A click that made a move is still posting its board and answering the player:
+        # let it finish (a little while at most) before the connections it needs close,
+        # so a stop never cuts an answer in half.
+        busy = {t for t in self.in_flight if not t.done() and t is not asyncio.current_task()}
+        if busy:
+            log.info("stopping: waiting for %d click(s) under way", len(busy))
+            await asyncio.wait(busy, timeout=DRAIN_SECONDS)
         if self._following is not None:
             self._following.cancel()
         if self.desk is not None:
@@ -368,6 +378,9 @@ class SequenceBot(commands.Bot):
             await self.store.close()
             self.store = None
             log.info("database closed")
+
+
+DRAIN_SECONDS = 10.0  # how long a stop waits for the clicks under way
 
 
 class ShardedSequenceBot(SequenceBot, commands.AutoShardedBot):

@@ -7,6 +7,7 @@ guard goes around the body instead of the twenty ``work()`` closures it replaces
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -68,7 +69,14 @@ async def done(interaction: discord.Interaction, key: str) -> None:
 @asynccontextmanager
 async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator[None]:
     """Around a handler: a refusal becomes its translated message, a bug an apology (and a
-    log line); neither reaches discord.py, which would show "This interaction failed"."""
+    log line); neither reaches discord.py, which would show "This interaction failed".
+
+    While it runs, the handler counts as under way (the bot's ``in_flight``, if it keeps
+    one): a clean stop waits for it before closing the connections it needs."""
+    flight = getattr(interaction.client, "in_flight", None)
+    task = asyncio.current_task()
+    if isinstance(flight, set) and task is not None:
+        flight.add(task)
     try:
         yield
     except Refusal as exc:
@@ -85,3 +93,6 @@ async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator
             await reply(interaction, t("error.unexpected", speaker_lang(interaction)))
         except discord.HTTPException:
             log.warning("could not even apologise for %s", what)
+    finally:
+        if isinstance(flight, set):
+            flight.discard(task)
