@@ -168,8 +168,12 @@ async def test_a_change_promises_its_announcements_and_keeps_the_promise(
 class Hangs:
     """A listener that never finishes telling a move (its process is about to die)."""
 
+    def __init__(self) -> None:
+        self.reached = asyncio.Event()  # the move was committed and is being told
+
     async def on_event(self, event: Any) -> None:
         if isinstance(event, Moved):
+            self.reached.set()
             await asyncio.Event().wait()
 
 
@@ -185,7 +189,8 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
         assert doomed._sharing is not None and live._sharing is not None
         doomed._sharing.games.claim = 2.0  # long enough to see the promise under load
         live._sharing.interval = 0.1
-        doomed.add_listener(Hangs())
+        hangs = Hangs()
+        doomed.add_listener(hangs)
         lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
         await doomed.join(CHANNEL, BOB)
         await doomed.start_game(CHANNEL, ANN.user_id)
@@ -195,7 +200,9 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
         assert user is not None
         move = asyncio.create_task(
             doomed.submit(gid, user, doomed.observation_for(gid, user)["legal"][0]))
-        await eventually(lambda: doomed.announcing(gid) and not move.done(), "the move to hang")
+        # (not ``announcing``: that is true from the lock on, before the commit)
+        await asyncio.wait_for(hangs.reached.wait(), 10)
+        assert not move.done()
         assert [g for g, _ in await owed(live_store)] == [gid], "committed and promised"
         move.cancel()  # the process dies with its board unposted
         await asyncio.gather(move, return_exceptions=True)
