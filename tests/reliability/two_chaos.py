@@ -186,6 +186,105 @@ def alt_of(message: FakeMessage) -> str:
     return next(f.description or "" for f in message.files if f.filename == "board.png")
 
 
+Moment = tuple[str, str, tuple[str, ...]]
+
+
+def moment_of(message: FakeMessage) -> Moment:
+    """What a board shows, as far as its channel tells: its words, its picture (the alt text)
+    and its buttons. Two moments of a Dice game can read and look alike (a chip replaced
+    back and forth with the same roll, or the same roll passed twice on an unchanged board),
+    but its Roll button carries the moment's ply (``seq:roll:<game>:<ply>``), so they are
+    still two; a Kids board's picture counts the deck."""
+    return message.content, alt_of(message), tuple(message.custom_ids())
+
+
+def names_no_moment(message: FakeMessage, kind: str | None) -> bool:
+    """A Dice board with a computer to move: no Roll button (nor Rematch) tells its moment,
+    so two moments of a replace war against a computer can be the same board."""
+    return kind == "dice" and not any(c.startswith(("seq:roll:", "seq:rematch:"))
+                                      for c in message.custom_ids())
+
+
+@dataclass
+class ChannelBoards:
+    """What one channel's boards showed: ``duplicates`` (a moment posted more than once,
+    or more move boards than the game has moments), ``shown`` (game -> the moments its
+    boards showed), ``reshown`` (recovery boards of the moment the board before showed)."""
+
+    duplicates: list[str] = field(default_factory=list)
+    shown: dict[int, int] = field(default_factory=dict)
+    reshown: int = 0
+
+
+def read_boards(posted: list[FakeMessage], games: dict[int, GameTruth], t0: float = 0.0
+                ) -> ChannelBoards:
+    """One channel's boards (oldest first) against the games as stored.
+
+    Two boards of one game are one moment posted twice when they read, look and click
+    alike (``moment_of``); a board that names no moment (``names_no_moment``) can only
+    double the board just before it. A board shown again after a restart has its own text
+    (``RECOVERED``): it stands for a moment no other board showed, or is a re-show."""
+    out = ChannelBoards()
+    first: dict[tuple[int, Moment], FakeMessage] = {}  # a moment's first board
+    copies: dict[int, list[FakeMessage]] = {}  # first board's id -> the boards of it
+    previous: dict[int, tuple[Moment, FakeMessage]] = {}  # game -> its newest board
+    boards: Counter[int] = Counter()  # game -> its boards that were not re-shows
+    doubled: Counter[int] = Counter()
+    alts: dict[int, set[str]] = {}
+    again: dict[int, set[str]] = {}
+    # a board without game buttons (a computer to move) is of the game before it, or of
+    # the channel's next game if that one's final board came before (a computer starts)
+    channel = posted[0].channel_id if posted else None
+    played = sorted(g.id for g in games.values()
+                    if g.seed is not None and g.channel_id == channel)
+    current: int | None = None
+    over: set[int] = set()  # games whose final board came
+    for m in posted:
+        named = game_of_board(m)
+        if named is not None:
+            current = named
+        elif current is None or current in over:
+            current = next((g for g in played if current is None or g > current), None)
+        if current is None:
+            continue
+        if any(c.startswith("seq:rematch:again:") for c in m.custom_ids()):
+            over.add(current)
+        if m.content.startswith(RECOVERED):
+            again.setdefault(current, set()).add(alt_of(m))
+            continue
+        moment = moment_of(m)
+        game = games.get(current)
+        if names_no_moment(m, game.kind if game else None):
+            before = previous.get(current)
+            original = (first.get((current, moment), before[1])
+                        if before is not None and before[0] == moment else None)
+        else:
+            original = first.get((current, moment))
+        if original is None:
+            first[(current, moment)] = m
+            copies[m.id] = [m]
+        else:
+            copies[original.id].append(m)
+            doubled[current] += 1
+        previous[current] = (moment, m)
+        boards[current] += 1
+        alts.setdefault(current, set()).add(alt_of(m))
+    out.duplicates += [
+        f"a board posted {len(ms)} times ("
+        + ", ".join(f"message {m.id} at {m.at - t0:.1f} s" for m in ms)
+        + f"): {ms[0].content[:90]!r}" for ms in copies.values() if len(ms) > 1]
+    for gid, count in boards.items():
+        moments = count - doubled[gid]
+        game = games.get(gid)
+        if game is not None and game.seed is not None and moments > expected_boards(game):
+            out.duplicates.append(f"game {gid}: {moments} boards of different moments, "
+                                  f"{expected_boards(game)} moments stored")
+        out.shown[gid] = moments + len(again.get(gid, set()) - alts.get(gid, set()))
+    alt_seq = [alt_of(m) for m in posted]
+    out.reshown = sum(1 for i in range(1, len(alt_seq)) if alt_seq[i] == alt_seq[i - 1])
+    return out
+
+
 @dataclass
 class Waiting:
     """A game a killed process left waiting: a new board in its channel ends the wait."""
@@ -543,35 +642,14 @@ class TwoKillRun:
                 if now[:len(actions)] != actions:
                     r.committed_lost.append(f"game {gid}: its stored log changed after a kill")
         r.final_boards_missing = self.missing_final_boards(games)
-        channels = {g.channel_id for g in games.values()}
-        for channel in channels:
-            posted = board_messages(self.fake, channel)
-            seen: dict[tuple[str, str], list[FakeMessage]] = {}
-            # a moment is a board's (text, picture); a board shown again after a restart
-            # has its own text, so it counts for a moment no other board showed
-            moments: dict[int, set[tuple[str, str]]] = {}
-            again: dict[int, set[str]] = {}
-            current: int | None = None  # a board without game buttons: the game before
-            for m in posted:
-                current = game_of_board(m) or current
-                seen.setdefault((m.content, alt_of(m)), []).append(m)
-                if current is None:
-                    continue
-                if m.content.startswith(RECOVERED):
-                    again.setdefault(current, set()).add(alt_of(m))
-                else:
-                    moments.setdefault(current, set()).add((m.content, alt_of(m)))
-            r.duplicates += [
-                f"channel {channel}: a board posted {len(ms)} times ("
-                + ", ".join(f"message {m.id} at {m.at - self.t0:.1f} s" for m in ms)
-                + f"): {text[:90]!r}" for (text, _), ms in seen.items() if len(ms) > 1]
-            alts = [alt_of(m) for m in posted]
-            r.reshown += sum(1 for i in range(1, len(alts)) if alts[i] == alts[i - 1])
+        for channel in {g.channel_id for g in games.values()}:
+            boards = read_boards(board_messages(self.fake, channel), games, self.t0)
+            r.duplicates += [f"channel {channel}: {d}" for d in boards.duplicates]
+            r.reshown += boards.reshown
             for g in games.values():
                 if g.channel_id != channel or g.seed is None:
                     continue
-                shown_alts = {alt for _, alt in moments.get(g.id, set())}
-                shown = len(moments.get(g.id, set())) + len(again.get(g.id, set()) - shown_alts)
+                shown = boards.shown.get(g.id, 0)
                 if shown < expected_boards(g):
                     r.moves_unshown.append(f"game {g.id}: {expected_boards(g)} moments "
                                            f"stored, {shown} shown on boards")
