@@ -19,7 +19,7 @@ Runs, each bounded in time and count, everything on 127.0.0.1:
 
 Exit status 1 if anything was lost, doubled, leaked or unhandled.
 
-    python -m tools.reliability [--quick] [--no-load]
+    python -m tools.reliability [--quick] [--no-load] [--only two-processes]
 """
 
 from __future__ import annotations
@@ -129,10 +129,15 @@ def table(rows: list[tuple[object, ...]]) -> str:
     return "\n".join(lines)
 
 
+SUITES = ("kills", "discord", "fuzz", "two-processes")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a few of each, under a minute")
+    parser.add_argument("--quick", action="store_true", help="a few of each (about three minutes)")
     parser.add_argument("--no-load", action="store_true", help="skip the load bench")
+    parser.add_argument("--only", choices=SUITES, action="append",
+                        help="run only this suite (again for more); implies --no-load")
     args = parser.parse_args(argv)
     # the bot's warnings and errors are caught and counted by the suites, not printed
     logging.getLogger().setLevel(logging.WARNING)
@@ -140,14 +145,16 @@ def main(argv: list[str]) -> int:
     rows, notes = [], []
     started = time.monotonic()
     for name, suite in (("kills", kills), ("discord", discord), ("fuzz", fuzz),
-                        ("two processes", two_processes)):
+                        ("two-processes", two_processes)):
+        if args.only and name not in args.only:
+            continue
         print(f"== {name} ...", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             row, note = suite(Path(tmp), args.quick)
         rows.append(row)
         notes.append(f"{name}: {note}")
         print(f"   {note}", flush=True)
-    if not args.no_load:
+    if not args.no_load and not args.only:
         print("== load ...", flush=True)
         notes.append("load: " + load())
     print()
