@@ -380,7 +380,7 @@ class SequenceBot(commands.Bot):
             log.info("database closed")
 
 
-DRAIN_SECONDS = 10.0  # how long a stop waits for the clicks under way
+DRAIN_SECONDS = 5.0  # how long a stop waits for the clicks under way (then cuts them)
 
 
 class ShardedSequenceBot(SequenceBot, commands.AutoShardedBot):

@@ -50,7 +50,7 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
         await fake.wait_for(lambda: fake.commands.get(guild.id), 5, "command sync")
         yield bot
     finally:
-        await asyncio.wait_for(bot.close(), 10)
+        await asyncio.wait_for(bot.close(), 20)  # (a stop waits 5 s for clicks under way)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(task, 10)
 
