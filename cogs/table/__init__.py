@@ -53,7 +53,8 @@ class Desk:
         self.posts = Posts(bot, manager, self.prefs, posted, pace)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
-        self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms)
+        self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
+                                 self.announcer.game_over)
         self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
         self._recovered = False
         self._showing: set[asyncio.Task[None]] = set()

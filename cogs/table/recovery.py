@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, TableView
+from engine.manager import GameManager, GameOver, TableView
 from engine.observation import Observation
 
 from ..i18n import t
@@ -30,14 +31,21 @@ log = logging.getLogger(__name__)
 
 RECOVER_AT_ONCE = 4  # tables a restarted bot looks at side by side
 RECENT = 25  # messages read back per channel
+# a game that ended this long before a restart may still lack its final board (the old
+# process died between the last move's commit and its post): looked at once
+ENDED_WITHIN = 600.0
 
 
 class Recovery:
     """Shows the tables this process restored from the database, once, after it starts."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posts: Posts, dms: DirectMessages) -> None:
+                 posts: Posts, dms: DirectMessages,
+                 final_board: Callable[[GameOver], Awaitable[None]]) -> None:
+        """``final_board``: how a game's end is announced (``Announcer.game_over``), for a
+        final board that never got out."""
         self._bot = bot
+        self._final_board = final_board
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
@@ -55,8 +63,13 @@ class Recovery:
             async with gate:
                 await self.show(table)
 
+        ended = []
+        for game_id in await self._manager.finished_since(self.started_at - ENDED_WITHIN):
+            final = await self._manager.final_event(game_id)
+            if final is not None:
+                ended.append(final.table)
         # with several processes, each shows again only its own shards' servers' tables
-        await asyncio.gather(*(one(table) for table in self._manager.tables()
+        await asyncio.gather(*(one(table) for table in [*self._manager.tables(), *ended]
                                if table.created_at < self.started_at
                                and owns(self._bot, table.guild_id)))
 
@@ -70,6 +83,8 @@ class Recovery:
                     await self._lobby(table)
                 elif table.status == "playing":
                     await self._game(table)
+                elif table.status == "finished":
+                    await self._ended(table)
         except Refusal:
             pass  # it ended meanwhile
         except Exception:
@@ -124,6 +139,20 @@ class Recovery:
             if await self._dms.refused_lately(seat.user_id):
                 continue
             await self._hand(table, seat.index)
+
+    async def _ended(self, table: TableView) -> None:
+        """A game that ended with a result: its final board (the one with the rematch
+        button), unless the channel has it."""
+        rematch = f"seq:rematch:again:{table.game_id}"
+        for message in await self._recent(self._posts.channel(table)):
+            ids = [getattr(c, "custom_id", None) for row in message.components
+                   for c in getattr(row, "children", [])]
+            if self._mine(message) and rematch in ids:
+                return
+        final = await self._manager.final_event(table.game_id)
+        if final is not None:
+            log.info("game %d: its final board never got out; posting it", table.game_id)
+            await self._final_board(final)
 
     async def _announcements_done(self, game_id: int, timeout: float = 5.0) -> None:
         """Return (without suspending after the last check) once the table is quiet."""

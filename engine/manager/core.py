@@ -888,11 +888,7 @@ class GameManager:
             table.outbox.append(TurnStarted(table.view(), seat, uid, game.observation(seat)))
 
     def _announce_game_over(self, table: _Table) -> None:
-        game = table.game
-        assert game is not None
-        winning = tuple(game.sides[game.winner]) if game.winner is not None else ()
-        table.outbox.append(GameOver(table.view(), game.winner, game.draw, game.end_reason,
-                                     winning, game.observation(None)))
+        table.outbox.append(_game_over(table))
 
     async def _flush(self, table: _Table) -> None:
         """Deliver queued events in commit order. A listener may call the manager back:
@@ -902,17 +898,34 @@ class GameManager:
         table.delivering = True
         try:
             while table.outbox:
-                event = table.outbox.popleft()
-                for listener in list(self._listeners):
-                    try:
-                        await listener.on_event(event)
-                    except Exception:
-                        log.exception("listener %r failed on %s of game %d", listener,
-                                      type(event).__name__, table.id)
+                await self._tell(table.outbox.popleft())
             if self._sharing is not None:
                 await self._sharing.delivered(table.id, table.lock)
         finally:
             table.delivering = False
+
+    async def _tell(self, event: Event) -> None:
+        for listener in list(self._listeners):
+            try:
+                await listener.on_event(event)
+            except Exception:
+                log.exception("listener %r failed on %s of game %d", listener,
+                              type(event).__name__, event.game_id)
+
+    async def final_event(self, game_id: int) -> GameOver | None:
+        """How a game that ended with a result ended, as its ``GameOver`` said it (None for
+        a game in play, cancelled or unknown): to show its final board again when the
+        process that finished it died before posting it."""
+        rec = await self.store.games.load_game(game_id)
+        if rec is None or rec.status != "finished" or rec.snapshot is None:
+            return None
+        table = await self._restore(rec, check=False)
+        table.game = load(rec.snapshot)
+        return _game_over(table)
+
+    async def finished_since(self, since: float) -> list[int]:
+        """The games that ended with a result at or after ``since`` (epoch seconds)."""
+        return await self.store.games.finished_since(since)
 
     # -- sharing the database with other processes (engine/manager/sharing.py) ------------
 
@@ -1001,8 +1014,12 @@ class GameManager:
             await self.adopt(game_id)
             table = self._tables.get(game_id)
         if table is None:
+            # it ended: if with a result, its final board may be what is missing
+            final = await self.final_event(game_id)
+            if final is not None:
+                await self._tell(ShowAgain(final.table))
             if self._sharing is not None:
-                await self._sharing.delivered(game_id, None)  # it ended: nothing to show
+                await self._sharing.delivered(game_id, None)
             return
         table.outbox.append(ShowAgain(table.view()))
         await self._flush(table)
@@ -1170,6 +1187,15 @@ def _with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSetti
 # What a process keeps of a table when it reloads it from the store (sharing): its lock,
 # what it is still announcing, its computer players. Everything else is the store's.
 _PROCESS_FIELDS = frozenset({"id", "lock", "outbox", "delivering", "driver", "agents"})
+
+
+def _game_over(table: _Table) -> GameOver:
+    """The event that tells how a table's game ended (its game is over)."""
+    game = table.game
+    assert game is not None
+    winning = tuple(game.sides[game.winner]) if game.winner is not None else ()
+    return GameOver(table.view(), game.winner, game.draw, game.end_reason, winning,
+                    game.observation(None))
 
 
 def _applying(action: str) -> Callable[[Game], None]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tests.e2e.conftest import running_bot
-from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
+from tests.e2e.people import boards, choose_first, final_board, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 
 
@@ -77,3 +78,37 @@ async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_pat
                 assert whose_turn(shown[0]) == mover.id
                 again = await latest_hand(mover)
                 assert again is not hand and again.png_files()
+
+
+async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_restart(
+        tmp_path: Path) -> None:
+    """The game ended (Bob resigned), but the process died before its final board reached
+    Discord: the next start finds a game that ended minutes ago without its final board in
+    the channel, and posts it, with the rematch button. A second restart finds it there
+    and posts nothing more."""
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        channel = guild.channel_id
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db):
+                await begun(fake, alice, bob)
+                await (await bob.slash("sequence resign")).wait_ack()
+                lost = await fake.wait_for(lambda: final_board(fake, channel), 5,
+                                           "the final board")
+            # as if the old process died before the final board reached Discord
+            lost.deleted = True
+            fake.nonces.clear()
+            assert final_board(fake, channel) is None
+            async with running_bot(fake, guild, db):
+                again = await fake.wait_for(lambda: final_board(fake, channel), 5,
+                                            "the final board posted after the restart")
+                assert "Alice" in again.content and again.png_files()
+            async with running_bot(fake, guild, db):
+                await fake.wait_for(lambda: sum(r.method == "GET" and r.path.endswith(
+                    "/messages") for r in fake.requests) >= 2, 5, "the bot reading back")
+                await asyncio.sleep(0.5)
+                finals = [b for b in boards(fake, channel)
+                          if any(c.startswith("seq:rematch:") for c in b.custom_ids())]
+                assert finals == [again], "found there: not posted twice"

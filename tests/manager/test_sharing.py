@@ -17,7 +17,7 @@ import pytest
 
 from engine import Refusal
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Moved
+from engine.manager.events import GameOver, Moved
 from engine.manager.sharing import ShowAgain
 from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager
 
@@ -212,6 +212,65 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
                                  "another process to show the table again")
         assert [e.game_id for e in shown] == [gid]
         assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
+        for _ in range(100):
+            if not await owed(live_store):
+                break
+            await asyncio.sleep(0.05)
+        assert await owed(live_store) == [], "the promise was kept by the taker"
+    finally:
+        await live.close()
+        await live_store.close()
+
+
+class HangsAtTheEnd:
+    """A listener that never finishes telling a game's end (its process is about to die
+    after the last move's commit, before its final board is out)."""
+
+    def __init__(self) -> None:
+        self.over: GameOver | None = None
+        self.reached = asyncio.Event()
+
+    async def on_event(self, event: Any) -> None:
+        if isinstance(event, GameOver):
+            self.over = event
+            self.reached.set()
+            await asyncio.Event().wait()
+
+
+async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
+        postgres_url: str, clock: ManualClock) -> None:
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    heard = Recorder()
+    live.add_listener(heard)
+    try:
+        assert live._sharing is not None
+        live._sharing.interval = 0.1
+        hangs = HangsAtTheEnd()
+        doomed.add_listener(hangs)
+        lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await doomed.join(CHANNEL, BOB)
+        await doomed.start_game(CHANNEL, ANN.user_id)
+        gid = lobby.game_id
+        # Bob resigns: the game ends with Ann the winner, and its end is never told
+        quitting = asyncio.create_task(doomed.resign(gid, BOB.user_id))
+        await asyncio.wait_for(hangs.reached.wait(), 10)
+        quitting.cancel()
+        await asyncio.gather(quitting, return_exceptions=True)
+        await doomed.close()
+        await doomed_store.close()
+        shown = await eventually(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
+                                 "another process to show the end again")
+        assert [(e.game_id, e.table.status) for e in shown] == [(gid, "finished")]
+        final = await live.final_event(gid)
+        assert hangs.over is not None and final is not None
+        # the end as it was first told: who won, why, and the board
+        assert (final.winner, final.draw, final.reason, final.winning_seats) == (
+            hangs.over.winner, hangs.over.draw, hangs.over.reason, hangs.over.winning_seats)
+        assert final.observation == hangs.over.observation
+        assert final.table.seats == hangs.over.table.seats
         for _ in range(100):
             if not await owed(live_store):
                 break

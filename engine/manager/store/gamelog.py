@@ -333,6 +333,13 @@ class GameLog:
         rows = await self._db.fetchall("SELECT guild_id, locale FROM guild_settings")
         return {r[0]: r[1] for r in rows}
 
+    async def finished_since(self, since: float) -> list[int]:
+        """The games that ended with a result at or after ``since`` (epoch seconds)."""
+        rows = await self._db.fetchall(
+            "SELECT id FROM games WHERE status = 'finished' AND updated_at >= ? ORDER BY id",
+            (since,))
+        return [int(r[0]) for r in rows]
+
     async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
         """The action log of a game: (ply, seat, action, at)."""
         rows = await self._db.fetchall(
