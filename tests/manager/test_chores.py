@@ -3,15 +3,17 @@
 Each "process" is a GameManager with its own store on one PostgreSQL, as in
 test_sharing.py. A computer player's turn, a turn reminder, a turn timer running out and an
 idle lobby's time-out are each a row in ``chores``, written in the change's own
-transaction; any process claims the due ones (one each), and a dead process's claims run
-out so another takes them over. The clock is moved by hand: chores fall due by it.
+transaction; any process claims the due ones (one each), and a dead process's claims are
+taken over by another. The clock is moved by hand: chores fall due by it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -32,39 +34,66 @@ async def chore(manager: GameManager, game_id: int) -> Chore | None:
     return await manager._sharing.games.chore_of(game_id)
 
 
-def owner(manager: GameManager) -> str:
-    assert manager._sharing is not None
-    return manager._sharing.owner
+@dataclass
+class Process:
+    """One bot process: its manager, its own pool, and what its listeners heard."""
+
+    manager: GameManager
+    store: Store
+    heard: Recorder = field(default_factory=Recorder)
+    gone: bool = False
+
+    @property
+    def owner(self) -> str:
+        assert self.manager._sharing is not None
+        return self.manager._sharing.owner
+
+    async def die(self) -> None:
+        """As SIGKILL does: nothing more is done and nothing let go; the connections
+        close, so the database forgets its locks (but not its claims)."""
+        self.gone = True
+        manager = self.manager
+        manager._closing = True
+        sharing = manager._sharing
+        assert sharing is not None
+        sharing._closed = True
+        tasks = [t.driver for t in manager._tables.values() if t.driver is not None]
+        tasks += [t for t in (sharing._task, *sharing._pending) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await sharing.games.close()
+        self.store.database.pool.terminate()  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """A clean stop (SIGTERM)."""
+        if not self.gone:
+            self.gone = True
+            await self.manager.close()
+            await self.store.close()
 
 
-async def die(manager: GameManager, store: Store) -> None:
-    """As SIGKILL does: nothing more is done and nothing let go; the connections close,
-    so the database forgets its locks (but not its claims)."""
-    manager._closing = True
-    sharing = manager._sharing
-    assert sharing is not None
-    sharing._closed = True
-    tasks = [t.driver for t in manager._tables.values() if t.driver is not None]
-    tasks += [t for t in (sharing._task, *sharing._pending) if t is not None]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await sharing.games.close()
-    store.database.pool.terminate()  # type: ignore[attr-defined]
+@contextlib.asynccontextmanager
+async def processes(postgres_url: str, *clocks: ManualClock) -> AsyncIterator[list[Process]]:
+    """One process per clock on the same database, stopped at the end (unless dead)."""
+    made: list[Process] = []
+    try:
+        for clock in clocks:
+            store = await Store.connect(postgres_url)
+            process = Process(make_manager(store, clock), store)
+            process.manager.add_listener(process.heard)
+            made.append(process)
+            await process.manager.start(run_timers=False)
+        yield made
+    finally:
+        for process in made:
+            await process.stop()
 
 
 @pytest.fixture
-async def two(postgres_url: str, clock: ManualClock
-              ) -> AsyncIterator[tuple[GameManager, GameManager]]:
-    stores = [await Store.connect(postgres_url), await Store.connect(postgres_url)]
-    managers = [make_manager(s, clock) for s in stores]
-    for m in managers:
-        await m.start(run_timers=False)
-    yield managers[0], managers[1]
-    for m in managers:
-        await m.close()
-    for s in stores:
-        await s.close()
+async def two(postgres_url: str, clock: ManualClock) -> AsyncIterator[list[Process]]:
+    async with processes(postgres_url, clock, clock) as both:
+        yield both
 
 
 async def with_timer(manager: GameManager) -> int:
@@ -76,8 +105,8 @@ async def with_timer(manager: GameManager) -> int:
 
 
 async def test_every_change_writes_what_the_game_waits_for_next(
-        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
-    a, _ = two
+        two: list[Process], clock: ManualClock) -> None:
+    a = two[0].manager
     await a.set_guild_settings(GUILD, turn_timer=TIMER)
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     gid = lobby.game_id
@@ -99,10 +128,8 @@ async def test_every_change_writes_what_the_game_waits_for_next(
 
 async def test_a_computer_turn_is_claimed_by_the_process_that_plays_it(
         postgres_url: str, clock: ManualClock) -> None:
-    store = await Store.connect(postgres_url)
-    stuck = make_manager(store, StuckClock(clock.now()))  # its computer never moves
-    await stuck.start(run_timers=False)
-    try:
+    async with processes(postgres_url, StuckClock(clock.now())) as (one,):
+        stuck = one.manager  # its computer never moves
         lobby = await stuck.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
         await stuck.add_computer(CHANNEL, ANN.user_id, "easy")
         await stuck.start_game(CHANNEL, ANN.user_id)
@@ -113,18 +140,12 @@ async def test_a_computer_turn_is_claimed_by_the_process_that_plays_it(
             await stuck.submit(gid, ANN.user_id, next(a for a in legal if "@" in a))
         assert stuck.get(gid).turn == 1
         now = stuck.clock.now()
-        assert await chore(stuck, gid) == ("computer", now, owner(stuck), now + CLAIM)
-    finally:
-        await stuck.close()
-        await store.close()
+        assert await chore(stuck, gid) == ("computer", now, one.owner, now + CLAIM)
 
 
 async def test_a_due_turn_timer_is_done_once_by_two_processes(
-        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
-    a, b = two
-    heard_a, heard_b = Recorder(), Recorder()
-    a.add_listener(heard_a)
-    b.add_listener(heard_b)
+        two: list[Process], clock: ManualClock) -> None:
+    (a, heard_a), (b, heard_b) = ((p.manager, p.heard) for p in two)
     gid = await with_timer(a)
     clock.advance(TIMER / 2)
     await asyncio.gather(a.check_timers(), b.check_timers())
@@ -140,11 +161,8 @@ async def test_a_due_turn_timer_is_done_once_by_two_processes(
 
 
 async def test_an_idle_lobby_is_cancelled_once_across_two_processes(
-        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
-    a, b = two
-    heard_a, heard_b = Recorder(), Recorder()
-    a.add_listener(heard_a)
-    b.add_listener(heard_b)
+        two: list[Process], clock: ManualClock) -> None:
+    (a, heard_a), (b, heard_b) = ((p.manager, p.heard) for p in two)
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     clock.advance(a.lobby_idle - 1)
     await asyncio.gather(a.check_timers(), b.check_timers())
@@ -187,104 +205,62 @@ async def until_moved(manager: GameManager, heard: Recorder) -> list[Moved]:
 
 async def test_a_computer_turn_a_killed_process_claimed_is_played_by_another_at_once(
         postgres_url: str, clock: ManualClock) -> None:
-    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    doomed = make_manager(doomed_store, StuckClock(clock.now()))
-    live = make_manager(live_store, clock)
-    heard = Recorder()
-    live.add_listener(heard)
-    await doomed.start(run_timers=False)
-    await live.start(run_timers=False)
-    try:
-        gid = await computer_to_move(doomed)
-        ply = doomed.get(gid).ply
-        await live.check_timers()
-        await live.settle()
-        assert not heard.of(Moved), "a live process's claim holds"
-        await die(doomed, doomed_store)
-        moved = await until_moved(live, heard)  # no waiting for the claim to run out
+    async with processes(postgres_url, StuckClock(clock.now()), clock) as (doomed, live):
+        gid = await computer_to_move(doomed.manager)
+        ply = doomed.manager.get(gid).ply
+        await live.manager.check_timers()
+        await live.manager.settle()
+        assert not live.heard.of(Moved), "a live process's claim holds"
+        await doomed.die()
+        moved = await until_moved(live.manager, live.heard)  # no waiting for the claim
         assert (moved[0].ply, moved[0].by) == (ply, "computer")
-        record = await live.load_record(gid)
+        record = await live.manager.load_record(gid)
         assert record is not None and len(record.actions) > ply
-    finally:
-        await live.close()
-        await live_store.close()
 
 
 async def test_a_claim_of_a_process_alive_but_stuck_holds_until_it_runs_out(
         postgres_url: str, clock: ManualClock) -> None:
-    stuck_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    stuck = make_manager(stuck_store, StuckClock(clock.now()))  # connected, never moves
-    live = make_manager(live_store, clock)
-    heard = Recorder()
-    live.add_listener(heard)
-    await stuck.start(run_timers=False)
-    await live.start(run_timers=False)
-    try:
-        gid = await computer_to_move(stuck)
-        ply = stuck.get(gid).ply
+    async with processes(postgres_url, StuckClock(clock.now()), clock) as (stuck, live):
+        gid = await computer_to_move(stuck.manager)  # connected, never moves
+        ply = stuck.manager.get(gid).ply
         clock.advance(CLAIM - 1)
-        await live.check_timers()
-        await live.settle()
-        assert not heard.of(Moved), "its claim still holds"
+        await live.manager.check_timers()
+        await live.manager.settle()
+        assert not live.heard.of(Moved), "its claim still holds"
         clock.advance(2)
-        moved = await until_moved(live, heard)
+        moved = await until_moved(live.manager, live.heard)
         assert (moved[0].ply, moved[0].by) == (ply, "computer")
-    finally:
-        await live.close()
-        await live_store.close()
-        await stuck.close()
-        await stuck_store.close()
 
 
 async def test_a_process_that_stops_lets_its_computer_turn_go_at_once(
         postgres_url: str, clock: ManualClock) -> None:
-    leaving_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    leaving = make_manager(leaving_store, StuckClock(clock.now()))
-    live = make_manager(live_store, clock)
-    heard = Recorder()
-    live.add_listener(heard)
-    await leaving.start(run_timers=False)
-    await live.start(run_timers=False)
-    try:
-        gid = await computer_to_move(leaving)
-        ply = leaving.get(gid).ply
-        await leaving.close()  # SIGTERM: a clean stop
-        await leaving_store.close()
-        await live.check_timers()  # no waiting for a claim to run out
-        await live.settle()
-        assert [(e.ply, e.by) for e in heard.of(Moved)][:1] == [(ply, "computer")]
-    finally:
-        await live.close()
-        await live_store.close()
+    async with processes(postgres_url, StuckClock(clock.now()), clock) as (leaving, live):
+        gid = await computer_to_move(leaving.manager)
+        ply = leaving.manager.get(gid).ply
+        await leaving.stop()  # SIGTERM: a clean stop
+        await live.manager.check_timers()  # no waiting for a claim to run out
+        await live.manager.settle()
+        assert [(e.ply, e.by) for e in live.heard.of(Moved)][:1] == [(ply, "computer")]
 
 
 async def test_a_timer_of_a_game_a_dead_process_ran_is_done_by_one_that_never_saw_it(
         postgres_url: str, clock: ManualClock) -> None:
-    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
-    await doomed.start(run_timers=False)
-    await live.start(run_timers=False)
-    heard = Recorder()
-    live.add_listener(heard)
-    try:
-        assert live._sharing is not None
-        await live._sharing.games.close()  # live hears nothing of doomed's game
-        gid = await with_timer(doomed)
-        await die(doomed, doomed_store)
-        assert not live.is_active(gid)
+    async with processes(postgres_url, clock, clock) as (doomed, live):
+        assert live.manager._sharing is not None
+        await live.manager._sharing.games.close()  # live hears nothing of doomed's game
+        gid = await with_timer(doomed.manager)
+        await doomed.die()
+        assert not live.manager.is_active(gid)
         clock.advance(TIMER)
-        await live.check_timers()
-        assert [e.outcome for e in heard.of(TurnTimedOut)] == ["computer_moved"]
-        record = await live.load_record(gid)
+        await live.manager.check_timers()
+        assert [e.outcome for e in live.heard.of(TurnTimedOut)] == ["computer_moved"]
+        record = await live.manager.load_record(gid)
         assert record is not None and len(record.actions) == 1
-    finally:
-        await live.close()
-        await live_store.close()
 
 
 async def test_a_game_found_without_a_chore_gets_a_look_and_then_its_real_one(
-        two: tuple[GameManager, GameManager], clock: ManualClock) -> None:
-    a, b = two
+        two: list[Process], clock: ManualClock) -> None:
+    a, b = two[0].manager, two[1].manager
     gid = await with_timer(a)
     await a.store.database.pool.execute("DELETE FROM chores")  # type: ignore[attr-defined]
     assert b._sharing is not None
