@@ -229,6 +229,12 @@ class Announcer:
                                              view=messages.stopped(view), ply=table.ply,
                                              lang=lang, allowed_mentions=NO_MENTIONS,
                                              nonce=f"end:{table.game_id}")
+        if final is not None:
+            try:  # a restart or another process need not post it again
+                await self._manager.end_shown(table.game_id)
+            except Exception:
+                log.warning("could not note that game %d's end was shown", table.game_id,
+                            exc_info=True)
         where = self._posts.where(table)
         # asked of the channel itself, not of the server's setting: after a restart the
         # game may still be in the thread the bot opened, though threads are off since

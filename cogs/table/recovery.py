@@ -31,9 +31,6 @@ log = logging.getLogger(__name__)
 
 RECOVER_AT_ONCE = 4  # tables a restarted bot looks at side by side
 RECENT = 25  # messages read back per channel
-# a game that ended this long before a restart may still lack its final board (the old
-# process died between the last move's commit and its post): looked at once
-ENDED_WITHIN = 600.0
 
 
 class Recovery:
@@ -63,9 +60,11 @@ class Recovery:
             async with gate:
                 await self.show(table)
 
+        # games whose end was committed but whose final board never got out (the old
+        # process died in between)
         ended = []
-        for game_id in await self._manager.finished_since(self.started_at - ENDED_WITHIN):
-            final = await self._manager.final_event(game_id)
+        for game_id in await self._manager.ends_not_shown():
+            final = await self._manager.unshown_end(game_id)
             if final is not None:
                 ended.append(final.table)
         # with several processes, each shows again only its own shards' servers' tables
@@ -142,14 +141,9 @@ class Recovery:
 
     async def _ended(self, table: TableView) -> None:
         """A game that ended with a result: its final board (the one with the rematch
-        button), unless the channel has it."""
-        rematch = f"seq:rematch:again:{table.game_id}"
-        for message in await self._recent(self._posts.channel(table)):
-            ids = [getattr(c, "custom_id", None) for row in message.components
-                   for c in getattr(row, "children", [])]
-            if self._mine(message) and rematch in ids:
-                return
-        final = await self._manager.final_event(table.game_id)
+        button), unless it got out (the store knows: no channel is read, so a final board
+        long scrolled away is never posted twice)."""
+        final = await self._manager.unshown_end(table.game_id)
         if final is not None:
             log.info("game %d: its final board never got out; posting it", table.game_id)
             await self._final_board(final)

@@ -912,10 +912,12 @@ class GameManager:
                 log.exception("listener %r failed on %s of game %d", listener,
                               type(event).__name__, event.game_id)
 
-    async def final_event(self, game_id: int) -> GameOver | None:
-        """How a game that ended with a result ended, as its ``GameOver`` said it (None for
-        a game in play, cancelled or unknown): to show its final board again when the
-        process that finished it died before posting it."""
+    async def unshown_end(self, game_id: int) -> GameOver | None:
+        """How a game ended, as its ``GameOver`` said it, if its final board has not got
+        out (``end_shown``): the process that finished it died before posting it. None
+        for a game whose end was shown, in play, cancelled or unknown."""
+        if await self.store.games.end_is_shown(game_id):
+            return None
         rec = await self.store.games.load_game(game_id)
         if rec is None or rec.status != "finished" or rec.snapshot is None:
             return None
@@ -923,9 +925,14 @@ class GameManager:
         table.game = load(rec.snapshot)
         return _game_over(table)
 
-    async def finished_since(self, since: float) -> list[int]:
-        """The games that ended with a result at or after ``since`` (epoch seconds)."""
-        return await self.store.games.finished_since(since)
+    async def ends_not_shown(self) -> list[int]:
+        """The finished games whose final board has not got out."""
+        return await self.store.games.ends_not_shown()
+
+    async def end_shown(self, game_id: int) -> None:
+        """The listener posted the game's final board (``GameOver``): a later restart or
+        take-over need not."""
+        await self.store.games.end_shown(game_id)
 
     # -- sharing the database with other processes (engine/manager/sharing.py) ------------
 
@@ -1015,7 +1022,7 @@ class GameManager:
             table = self._tables.get(game_id)
         if table is None:
             # it ended: if with a result, its final board may be what is missing
-            final = await self.final_event(game_id)
+            final = await self.unshown_end(game_id)
             if final is not None:
                 await self._tell(ShowAgain(final.table))
             if self._sharing is not None:

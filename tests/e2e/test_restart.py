@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from engine.manager import Store
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import boards, choose_first, final_board, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
@@ -83,9 +84,9 @@ async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_pat
 async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_restart(
         tmp_path: Path) -> None:
     """The game ended (Bob resigned), but the process died before its final board reached
-    Discord: the next start finds a game that ended minutes ago without its final board in
-    the channel, and posts it, with the rematch button. A second restart finds it there
-    and posts nothing more."""
+    Discord: the next start finds the end committed but not shown, and posts the final
+    board, with the rematch button. A final board that did get out is never posted again,
+    even when it is no longer among the channel's recent messages."""
     db = tmp_path / "sequence.db"
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
@@ -97,18 +98,22 @@ async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_resta
                 await (await bob.slash("sequence resign")).wait_ack()
                 lost = await fake.wait_for(lambda: final_board(fake, channel), 5,
                                            "the final board")
-            # as if the old process died before the final board reached Discord
+            game_id = int(next(c for c in lost.custom_ids()
+                               if c.startswith("seq:rematch:")).rsplit(":", 1)[1])
+            # as if the old process died after the commit, before the final board got out
             lost.deleted = True
             fake.nonces.clear()
-            assert final_board(fake, channel) is None
+            store = await Store.open(db)
+            await store.database.write(lambda tx: tx.execute(
+                "UPDATE games SET end_shown = ? WHERE id = ?", (False, game_id)))
+            await store.close()
             async with running_bot(fake, guild, db):
                 again = await fake.wait_for(lambda: final_board(fake, channel), 5,
                                             "the final board posted after the restart")
                 assert "Alice" in again.content and again.png_files()
+            # shown now: gone from sight (scrolled away, deleted), it is still not posted
+            again.deleted = True
             async with running_bot(fake, guild, db):
-                await fake.wait_for(lambda: sum(r.method == "GET" and r.path.endswith(
-                    "/messages") for r in fake.requests) >= 2, 5, "the bot reading back")
-                await asyncio.sleep(0.5)
-                finals = [b for b in boards(fake, channel)
-                          if any(c.startswith("seq:rematch:") for c in b.custom_ids())]
-                assert finals == [again], "found there: not posted twice"
+                await fake.wait_for(lambda: fake.identified == 3, 5, "the third start")
+                await asyncio.sleep(1.0)
+                assert final_board(fake, channel) is None, "never posted twice"

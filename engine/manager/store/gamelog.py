@@ -203,9 +203,11 @@ class GameLog:
             )
             await db.execute(
                 "UPDATE games SET snapshot = ?, status = ?, turn_deadline = ?,"
-                " turn_reminded = ?, end_reason = ?, updated_at = ? WHERE id = ?",
+                " turn_reminded = ?, end_reason = ?, end_shown = ?, updated_at = ?"
+                " WHERE id = ?",
+                # a game's end is not shown yet when it is committed (``end_shown``)
                 (snapshot_json, status, turn_deadline, turn_reminded, end_reason,
-                 now, game_id),
+                 results is None, now, game_id),
             )
             if seat_rows:
                 await db.executemany(
@@ -333,12 +335,24 @@ class GameLog:
         rows = await self._db.fetchall("SELECT guild_id, locale FROM guild_settings")
         return {r[0]: r[1] for r in rows}
 
-    async def finished_since(self, since: float) -> list[int]:
-        """The games that ended with a result at or after ``since`` (epoch seconds)."""
+    async def ends_not_shown(self) -> list[int]:
+        """The finished games whose final board has not got out (``end_shown``)."""
         rows = await self._db.fetchall(
-            "SELECT id FROM games WHERE status = 'finished' AND updated_at >= ? ORDER BY id",
-            (since,))
+            "SELECT id FROM games WHERE status = 'finished' AND end_shown = ? ORDER BY id",
+            (False,))
         return [int(r[0]) for r in rows]
+
+    async def end_is_shown(self, game_id: int) -> bool:
+        row = await self._db.fetchone("SELECT end_shown FROM games WHERE id = ?", (game_id,))
+        return row is None or bool(row[0])
+
+    async def end_shown(self, game_id: int) -> None:
+        """The game's final board got out."""
+
+        async def work(db: Tx) -> None:
+            await db.execute("UPDATE games SET end_shown = ? WHERE id = ?", (True, game_id))
+
+        await self._db.write(work)
 
     async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
         """The action log of a game: (ply, seat, action, at)."""
