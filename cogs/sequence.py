@@ -28,7 +28,14 @@ from .table.buttons import modal_submitted, understood
 from .table.clicks import is_moderator
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
-from .table.replies import answer, done, refusal, refusals, reply
+from .table.replies import (
+    answer,
+    done,
+    public_placeholder_gone_on_refusal,
+    refusal,
+    refusals,
+    reply,
+)
 
 log = logging.getLogger(__name__)
 
@@ -299,15 +306,18 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             table = self._table_here(interaction)
             if table.status != "playing":
                 raise refusal("game_not_started")
-            await interaction.response.defer(thinking=True)
             lang = self.prefs.guild_lang(table.guild_id)
+            # read before the public placeholder: a game that ends meanwhile is refused
+            # privately, never in the channel
             obs = self.manager.spectator_observation(table.game_id)
-            picture = await board_file(obs, messages.seat_names(table, lang), lang,
-                                       table.game_id)
-            view = messages.board_view(table, obs, lang)
-            await answer(interaction, messages.turn_line(table, lang), ephemeral=False,
-                         view=view, allowed_mentions=discord.AllowedMentions.none(),
-                         **({} if picture is None else {"file": picture}))
+            await interaction.response.defer(thinking=True)
+            async with public_placeholder_gone_on_refusal(interaction):
+                picture = await board_file(obs, messages.seat_names(table, lang), lang,
+                                           table.game_id)
+                view = messages.board_view(table, obs, lang)
+                await answer(interaction, messages.turn_line(table, lang), ephemeral=False,
+                             view=view, allowed_mentions=discord.AllowedMentions.none(),
+                             **({} if picture is None else {"file": picture}))
 
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
     @app_commands.guild_only()

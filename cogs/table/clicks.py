@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
@@ -26,7 +25,7 @@ from .hands import hand_payload
 from .pictures import choice_file
 from .posts import Posts
 from .prefs import Preferences, speaker_lang
-from .replies import FILLED, answer, refusal, refusals, reply
+from .replies import answer, public_placeholder_gone_on_refusal, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +50,7 @@ class TableClicks:
         ``turn_timer``: seconds per turn for this game (0: none; None: the server's)."""
         user = interaction.user
         await interaction.response.defer(thinking=True)
-        async with _placeholder_gone_on_refusal(interaction):
+        async with public_placeholder_gone_on_refusal(interaction):
             table = await self._manager.create_lobby(
                 game, options, Player(user.id, user.display_name), interaction.guild_id,
                 interaction.channel_id or 0, on_leave=on_leave, turn_timer=turn_timer,
@@ -307,7 +306,7 @@ class TableClicks:
             host_id = host.user_id or 0
             await interaction.response.defer(thinking=True)
             channel_id = interaction.channel_id or record.channel_id
-            async with _placeholder_gone_on_refusal(interaction):
+            async with public_placeholder_gone_on_refusal(interaction):
                 table = await self._manager.create_lobby(
                     record.kind, dict(record.options), Player(host_id, host.name),
                     record.guild_id, channel_id, on_leave=record.on_leave,
@@ -340,16 +339,3 @@ def is_moderator(interaction: discord.Interaction) -> bool:
     """Manage Channels or Manage Server: may end games and remove seats that are not theirs."""
     perms = interaction.permissions
     return perms.manage_channels or perms.manage_guild
-
-
-@contextlib.asynccontextmanager
-async def _placeholder_gone_on_refusal(interaction: discord.Interaction
-                                       ) -> AsyncIterator[None]:
-    """The public "thinking..." placeholder must not stay behind a refused lobby."""
-    try:
-        yield
-    except Exception:
-        with contextlib.suppress(discord.HTTPException):
-            await interaction.delete_original_response()
-        interaction.extras[FILLED] = True  # gone: the refusal is a message of its own
-        raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import discord
@@ -64,6 +64,21 @@ async def reply(interaction: discord.Interaction, content: str, **kwargs: Any) -
 async def done(interaction: discord.Interaction, key: str) -> None:
     """Say that a command did what was asked, in the reader's language."""
     await reply(interaction, t(key, speaker_lang(interaction)))
+
+
+@asynccontextmanager
+async def public_placeholder_gone_on_refusal(interaction: discord.Interaction
+                                             ) -> AsyncIterator[None]:
+    """Around work after a public "thinking..." placeholder (``defer(thinking=True)``):
+    if it is refused, the placeholder goes, so the refusal is said privately (as its own
+    message, by ``refusals``) and not in the channel for everyone."""
+    try:
+        yield
+    except Exception:
+        with suppress(discord.HTTPException):
+            await interaction.delete_original_response()
+        interaction.extras[FILLED] = True  # gone: the refusal is a message of its own
+        raise
 
 
 @asynccontextmanager
