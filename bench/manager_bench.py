@@ -95,9 +95,9 @@ async def many_games(folder: Path, think: tuple[float, float], *,
     async def one_game(i: int) -> None:
         rng = random.Random(i)
         a, b = Player(2 * i + 1, "a"), Player(2 * i + 2, "b")
-        await manager.create_lobby("kids" if i % 2 else "dice", {}, a, 1, i)
-        await manager.join(i, b)
-        gid = (await manager.start_game(i, a.user_id)).game_id
+        lobby = await manager.create_lobby("kids" if i % 2 else "dice", {}, a, 1, i)
+        await manager.join(lobby.game_id, b)
+        gid = (await manager.start_game(lobby.game_id, a.user_id)).game_id
         for _ in range(MOVES_PER_GAME):
             await asyncio.sleep(rng.uniform(*think))
             view = manager.get(gid) if manager.is_active(gid) else None

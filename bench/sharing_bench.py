@@ -53,8 +53,8 @@ async def make_games(url: str) -> list[int]:
     try:
         for n in range(GAMES):
             view = await manager.create_lobby("kids", {}, Player(1, "a"), 1, 10_000 + n)
-            await manager.join(10_000 + n, Player(2, "b"))
-            await manager.start_game(10_000 + n, 1)
+            await manager.join(view.game_id, Player(2, "b"))
+            await manager.start_game(view.game_id, 1)
             ids.append(view.game_id)
     finally:
         await manager.close()

@@ -145,8 +145,11 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:
         async with refusals(interaction, f"/sequence {what}"):
+            table = self.manager.table_for_channel(interaction.channel_id or 0)
+            if table is None:
+                raise refusal("no_lobby")
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.clicks.lobby_action(interaction, interaction.channel_id or 0, what)
+            await self.clicks.lobby_action(interaction, table.game_id, what)
             await done(interaction, said)
 
     @app_commands.command(name=L("cmd.join.name"), description=L("cmd.join.description"))
@@ -170,7 +173,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             # the manager decides who may (the host or a moderator) and what it means
-            await self.manager.remove_seat(table.channel_id, interaction.user.id, seat - 1,
+            await self.manager.remove_seat(table.game_id, interaction.user.id, seat - 1,
                                            is_moderator=moderator)
             await done(interaction, "reply.removed")
 
@@ -184,7 +187,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
-                await self.manager.leave(table.channel_id, interaction.user.id)
+                await self.manager.leave(table.game_id, interaction.user.id)
             else:
                 await self.manager.leave_game(table.game_id, interaction.user.id,
                                               None if seat is None else seat - 1)
@@ -349,9 +352,9 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
                 if moderator and table.host_id != interaction.user.id:
-                    await self.manager.cancel(table.channel_id, table.host_id)
+                    await self.manager.cancel(table.game_id, table.host_id)
                 else:
-                    await self.manager.cancel(table.channel_id, interaction.user.id)
+                    await self.manager.cancel(table.game_id, interaction.user.id)
             else:
                 await self.manager.end(table.game_id, interaction.user.id,
                                        is_moderator=moderator)

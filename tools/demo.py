@@ -117,8 +117,8 @@ async def main(args: argparse.Namespace) -> int:
         lobby = await manager.create_lobby(args.game, options, YOU, guild_id=1, channel_id=1)
         levels = args.levels.split(",")
         for i in range(args.seats - 1):
-            await manager.add_computer(1, YOU.user_id, levels[i % len(levels)])
-        await manager.start_game(1, YOU.user_id)
+            await manager.add_computer(lobby.game_id, YOU.user_id, levels[i % len(levels)])
+        await manager.start_game(lobby.game_id, YOU.user_id)
         gid = lobby.game_id
         while manager.is_active(gid):
             await manager.settle()

@@ -25,8 +25,7 @@ import asyncio
 
 import discord
 
-from engine.manager import Event, GameManager
-from engine.manager.sharing import ShowAgain
+from engine.manager import Event, GameManager, ShowAgain
 from engine.manager.store import Posted
 
 from .announcer import Announcer

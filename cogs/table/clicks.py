@@ -82,7 +82,7 @@ class TableClicks:
                     messages.child_modal(game_id, speaker_lang(interaction)))
                 return
             await interaction.response.defer()
-            await self.lobby_action(interaction, table.channel_id, what)
+            await self.lobby_action(interaction, game_id, what)
 
     async def child_named(self, interaction: discord.Interaction, game_id: int, name: str
                           ) -> None:
@@ -95,7 +95,7 @@ class TableClicks:
             user = interaction.user
             await interaction.response.defer(ephemeral=True, thinking=True)
             table = await self._manager.add_child(
-                table.channel_id, Player(user.id, user.display_name), name)
+                game_id, Player(user.id, user.display_name), name)
             lang = speaker_lang(interaction)
             child = table.seats[-1].name
             await reply(interaction, t("reply.child_added", lang, name=child))
@@ -111,27 +111,27 @@ class TableClicks:
             if not (0 <= seat < len(table.seats) and table.seats[seat].is_child):
                 raise refusal("no_such_seat")
             await interaction.response.defer()
-            await self._manager.remove_seat(table.channel_id, interaction.user.id, seat,
+            await self._manager.remove_seat(game_id, interaction.user.id, seat,
                                             is_moderator=is_moderator(interaction))
 
-    async def lobby_action(self, interaction: discord.Interaction, channel_id: int, what: str
+    async def lobby_action(self, interaction: discord.Interaction, game_id: int, what: str
                            ) -> None:
         """Join, leave, start, cancel or add a computer (a button or a command)."""
         user = interaction.user
         if what == "join":
-            table = await self._manager.join(channel_id, Player(user.id, user.display_name))
+            table = await self._manager.join(game_id, Player(user.id, user.display_name))
             lang = speaker_lang(interaction)
             # (Sequence Dice sends nothing by DM: no hand, so no door to knock on)
             if table.game == "kids" and not await self._dms.check(table, user.id, lang):
                 await reply(interaction, t("dm.closed.reply", lang))
         elif what == "leave":
-            await self._manager.leave(channel_id, user.id)
+            await self._manager.leave(game_id, user.id)
         elif what == "start":
-            await self._manager.start_game(channel_id, user.id)
+            await self._manager.start_game(game_id, user.id)
         elif what == "cancel":
-            await self._manager.cancel(channel_id, user.id)
+            await self._manager.cancel(game_id, user.id)
         elif what.startswith("cpu-"):
-            await self._manager.add_computer(channel_id, user.id, what[4:])
+            await self._manager.add_computer(game_id, user.id, what[4:])
         else:
             raise refusal("unknown")
 
@@ -317,13 +317,14 @@ class TableClicks:
                 for seat in (s for s in seats if s is not host):
                     try:
                         if seat.level is not None or seat.user_id is None:
-                            await self._manager.add_computer(channel_id, host_id,
+                            await self._manager.add_computer(table.game_id, host_id,
                                                              seat.level or "medium")
                         elif seat.guardian is not None:  # a child, held by the same grown-up
                             await self._manager.add_child(
-                                channel_id, Player(seat.user_id, seat.guardian), seat.name)
+                                table.game_id, Player(seat.user_id, seat.guardian), seat.name)
                         else:
-                            await self._manager.join(channel_id, Player(seat.user_id, seat.name))
+                            await self._manager.join(table.game_id,
+                                                     Player(seat.user_id, seat.name))
                     except Refusal as exc:
                         # someone else's lobby call got there first: seat whom we can
                         log.info("rematch of game %d: could not seat %s again (%s)", game_id,

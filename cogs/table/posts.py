@@ -101,10 +101,9 @@ class Posts:
     def _drop_ended_elsewhere(self) -> None:
         """Entries of games this process's manager no longer has (they ended in another
         process, which forgot them in the store): looked for when a new game comes in."""
-        live = set(self._manager.cached_ids())
-        for game_id in [g for g in self._boards if g not in live]:
+        for game_id in [g for g in self._boards if not self._manager.is_active(g)]:
             del self._boards[game_id]
-        for game_id in [g for g in self._moved_to if g not in live]:
+        for game_id in [g for g in self._moved_to if not self._manager.is_active(g)]:
             del self._moved_to[game_id]
 
     # ------------------------------------------------------------------ sending

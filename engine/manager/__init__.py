@@ -1,11 +1,11 @@
 """The async game manager: lobbies, turns, computer players, timers; see docs/MANAGER.md.
 
-Everything the Discord layer does goes through ``GameManager``; it knows nothing of
-Discord.
+Everything the Discord layer does goes through ``GameManager`` (``manager.py``, a facade
+over the owners beside it: ``table``, ``lobby``, ``step``, ``outbox``, ``computer``,
+``due``, ``deadlines``, ``restore``, ``sharing``); it knows nothing of Discord.
 """
 
 from .computer import Hint
-from .core import MAX_CHILD_NAME, MAX_TURN_TIMER, GameManager
 from .errors import ManagerError
 from .events import (
     COMPUTER_LEVELS,
@@ -19,11 +19,14 @@ from .events import (
     Moved,
     Player,
     SeatChanged,
+    ShowAgain,
     TableView,
     TurnReminder,
     TurnStarted,
     TurnTimedOut,
 )
+from .lobby import MAX_CHILD_NAME, MAX_TURN_TIMER
+from .manager import GameManager
 from .seats import Seat
 from .store import GameRecord, GuildSettings, Store
 from .timers import Clock, ManualClock, SystemClock
@@ -50,6 +53,7 @@ __all__ = [
     "Player",
     "Seat",
     "SeatChanged",
+    "ShowAgain",
     "Store",
     "SystemClock",
     "TableView",

@@ -4,17 +4,29 @@ The players themselves are ``engine.ai``'s (``make_agent(level, seed)``, the ``A
 class). What the manager adds is one safety net, here and nowhere else: a player that
 fails or answers an illegal action is replaced, for that move, by a seeded random legal
 move, so a bug in a computer player never stops a game.
+
+``Computers`` owns what this process keeps for them: each game's players (seeded per
+seat, so a game replays the same) and the task that plays its computers' turns (the
+driver), one per game while a computer is to move.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 from ..ai import Agent, Explanation, make_agent
+from ..errors import Refusal
 from ..observation import Observation
+from .outbox import Outbox
+from .sharing import Sharing
+from .step import TAKEOVER_LEVEL, Steps, applying
+from .table import Table
+from .timers import Clock
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +75,115 @@ def suggest(observation: Observation, seed: int) -> Hint:
     return Hint(action, why, observation)
 
 
+class Computers:
+    """The computer players of every game this process holds, and their drivers."""
+
+    def __init__(self, sharing: Sharing, steps: Steps, outbox: Outbox, clock: Clock, *,
+                 delay: float, make: Callable[[str, int], Agent] = make_agent) -> None:
+        self._sharing = sharing
+        self._steps = steps
+        self._outbox = outbox
+        self._clock = clock
+        self.delay = delay  # seconds a computer waits before it moves, so people can follow
+        self._make = make  # make_agent(level, seed); tests and benchmarks pass a fast one
+        self._drivers: dict[int, asyncio.Task[None]] = {}
+        self._agents: dict[int, dict[int, Agent]] = {}
+        self._halted = False
+
+    def agent(self, table: Table, seat: int, level: str) -> Agent:
+        """The player of one seat (made once per game and seat, seeded by both)."""
+        agents = self._agents.setdefault(table.id, {})
+        agent = agents.get(seat)
+        if agent is None:
+            assert table.game is not None
+            agent = agents[seat] = self._make(level, table.game.seed * 4 + seat)
+        return agent
+
+    def tidy(self, table: Table) -> None:
+        """After a change: a computer to move gets someone thinking for it; an ended game
+        lets its players go."""
+        if not table.active:
+            self.forget(table.id)
+        elif table.computer_to_move:
+            self.kick(table)
+
+    def kick(self, table: Table) -> None:
+        """Make sure a computer seat to move has someone thinking for it."""
+        if self._halted or not table.computer_to_move:
+            return
+        driver = self._drivers.get(table.id)
+        if driver is None or driver.done():
+            self._drivers[table.id] = asyncio.create_task(self._drive(table.id),
+                                                          name=f"computer-{table.id}")
+
+    def thinking(self, game_id: int) -> bool:
+        driver = self._drivers.get(game_id)
+        return driver is not None and not driver.done()
+
+    def forget(self, game_id: int) -> None:
+        """The game ended: stop its driver (unless it is the one asking) and its players."""
+        driver = self._drivers.pop(game_id, None)
+        if driver is not None and driver is not asyncio.current_task():
+            driver.cancel()
+        self._agents.pop(game_id, None)
+
+    def games_held(self) -> int:
+        """Games with players or a driver here (stays 0 between games)."""
+        return len(set(self._agents) | {g for g, d in self._drivers.items() if not d.done()})
+
+    async def settle(self) -> None:
+        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
+        while True:
+            busy = [d for d in self._drivers.values() if not d.done()]
+            if not busy:
+                return
+            await asyncio.gather(*busy, return_exceptions=True)
+
+    def halt(self) -> list[asyncio.Task[None]]:
+        """Shutting down: no new driver; the ones thinking are cancelled (to be awaited)."""
+        self._halted = True
+        drivers = [d for d in self._drivers.values() if not d.done()]
+        for driver in drivers:
+            driver.cancel()
+        return drivers
+
+    async def _drive(self, game_id: int) -> None:
+        """Play the computers' turns of one game until a person is to move."""
+        try:
+            while not self._halted:
+                async with self._sharing.locked(game_id) as table:
+                    if not table.computer_to_move:
+                        return
+                    game = table.playing()
+                    seat = game.current_seat
+                    assert seat is not None
+                    ply = len(game.history)
+                    obs = game.observation(seat)
+                    agent = self.agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
+                await self._clock.sleep(self.delay)
+                action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
+                async with self._sharing.locked(game_id) as table:
+                    if (table.game is not game or table.status != "playing"
+                            or len(game.history) != ply):
+                        continue  # something else moved meanwhile: look again
+                    await self._steps.step(table, seat, applying(action), by="computer",
+                                           user_id=None)
+                    await self._steps.settle_forced(table)
+                if not table.active:
+                    self.forget(game_id)
+                await self._outbox.flush(game_id)
+        except asyncio.CancelledError:
+            raise
+        except Refusal:
+            return  # the game ended meanwhile (elsewhere)
+        except Exception:
+            log.exception("computer player of game %d stopped", game_id)
+
+
 def _plain(observation: Observation) -> dict[str, Any]:
     """``engine.ai`` types observations as plain dicts; at run time they are one (the same
     object is passed, not a copy)."""
     return cast("dict[str, Any]", observation)
 
 
-__all__ = ["HINT_LEVEL", "Agent", "Hint", "choose", "make_agent", "suggest"]
+__all__ = ["HINT_LEVEL", "Agent", "Computers", "Hint", "choose", "make_agent", "suggest"]

@@ -150,6 +150,15 @@ class GameOver(Event):
     ended_by: int | None = None
 
 
+@dataclass(frozen=True)
+class ShowAgain(Event):
+    """Another process changed this table and died before it had told everything: show
+    the table again, posting only what its channel is missing (as after a restart). For a
+    game that ended with its final board owed, ``ending`` is how it ended."""
+
+    ending: GameOver | None = None
+
+
 @runtime_checkable
 class Listener(Protocol):
     """Anything that wants to hear what happened. Raising is logged, never fatal."""

@@ -98,8 +98,9 @@ async def test_two_processes_play_games_on_both_shards_with_dm_clicks_at_shard_0
             for final in finals:
                 assert any(c.startswith("seq:rematch:") for c in final.custom_ids())
             # shard 1's game was played from DMs, which only shard 0's process receives
+            # (how many depends on how long the shuffle made the game: a short one is fine)
             on_one = game_of(finals[1])
-            assert dm_clicks(fake, 0, on_one) > 10 and dm_clicks(fake, 1, on_one) == 0
+            assert dm_clicks(fake, 0, on_one) > 0 and dm_clicks(fake, 1, on_one) == 0
             for channel in (zero.channel_id, one.channel_id):
                 posted = boards(fake, channel)
                 # (the final board shows the last move's position again, with the winner)

@@ -107,8 +107,8 @@ async def two_player_game(manager: GameManager, game: str = "kids",
                           channel: int = CHANNEL, **options: Any) -> int:
     """Ann hosts, Bob joins, Ann starts: the game id."""
     t = await manager.create_lobby(game, options, ANN, GUILD, channel)
-    await manager.join(channel, BOB)
-    await manager.start_game(channel, ANN.user_id)
+    await manager.join(t.game_id, BOB)
+    await manager.start_game(t.game_id, ANN.user_id)
     return t.game_id
 
 

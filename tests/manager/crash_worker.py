@@ -47,14 +47,14 @@ async def main(db: str, seed: int) -> None:
             if view is None:
                 host = Player(ch * 10, f"Host{ch}")
                 kind = rng.choice(("kids", "dice"))
-                await manager.create_lobby(kind, {}, host, GUILD, ch,
+                lobby = await manager.create_lobby(kind, {}, host, GUILD, ch,
                                            on_leave=rng.choice(("skip", "computer")))
                 if rng.random() < 0.5:
-                    await manager.join(ch, Player(ch * 10 + 1, f"Guest{ch}"))
-                await manager.add_computer(ch, host.user_id, "easy")
+                    await manager.join(lobby.game_id, Player(ch * 10 + 1, f"Guest{ch}"))
+                await manager.add_computer(lobby.game_id, host.user_id, "easy")
                 if rng.random() < 0.3:
-                    await manager.add_computer(ch, host.user_id, "easy")
-                await manager.start_game(ch, host.user_id)
+                    await manager.add_computer(lobby.game_id, host.user_id, "easy")
+                await manager.start_game(lobby.game_id, host.user_id)
                 continue
             if view.status != "playing" or view.turn is None:
                 continue

@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.chores import CLAIM
+from engine.manager.deadlines import CHORE_CLAIM
 from engine.manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimedOut
+from engine.manager.store.postgres import PostgresDatabase
+from engine.manager.store.shared import SharedGames
 from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
-from tests.manager.test_sharing import StuckClock
+from tests.manager.test_sharing import StuckClock, deafen
+from tests.waiting import until
 
 CHANNEL = 920
 TIMER = 60.0
@@ -30,8 +33,10 @@ Chore = tuple[str, float | None, str | None, float | None]
 
 
 async def chore(manager: GameManager, game_id: int) -> Chore | None:
-    assert manager._sharing is not None
-    return await manager._sharing.games.chore_of(game_id)
+    """The game's row in ``chores``, as stored."""
+    db = manager.store.database
+    assert isinstance(db, PostgresDatabase)
+    return await SharedGames(db).chore_of(game_id)
 
 
 @dataclass
@@ -45,25 +50,18 @@ class Process:
 
     @property
     def owner(self) -> str:
-        assert self.manager._sharing is not None
-        return self.manager._sharing.owner
+        """The name its connections carry (who holds its claims)."""
+        db = self.store.database
+        assert isinstance(db, PostgresDatabase)
+        return db.session
 
     async def die(self) -> None:
-        """As SIGKILL does: nothing more is done and nothing let go; the connections
-        close, so the database forgets its locks (but not its claims)."""
+        """As SIGKILL does: its connections close at once, so the database forgets its
+        locks (but not its claims); then its tasks stop (a dead process does nothing more:
+        what they try on the closed connections fails)."""
         self.gone = True
-        manager = self.manager
-        manager._closing = True
-        sharing = manager._sharing
-        assert sharing is not None
-        sharing._closed = True
-        tasks = [t.driver for t in manager._tables.values() if t.driver is not None]
-        tasks += [t for t in (sharing._task, *sharing._pending) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await sharing.games.close()
         self.store.database.pool.terminate()  # type: ignore[attr-defined]
+        await self.manager.close()
 
     async def stop(self) -> None:
         """A clean stop (SIGTERM)."""
@@ -74,13 +72,15 @@ class Process:
 
 
 @contextlib.asynccontextmanager
-async def processes(postgres_url: str, *clocks: ManualClock) -> AsyncIterator[list[Process]]:
-    """One process per clock on the same database, stopped at the end (unless dead)."""
+async def processes(postgres_url: str, *clocks: ManualClock, **times: float
+                    ) -> AsyncIterator[list[Process]]:
+    """One process per clock on the same database, stopped at the end (unless dead);
+    ``times``: the manager's sharing times (``resync_every``...)."""
     made: list[Process] = []
     try:
         for clock in clocks:
             store = await Store.connect(postgres_url)
-            process = Process(make_manager(store, clock), store)
+            process = Process(make_manager(store, clock, **times), store)
             process.manager.add_listener(process.heard)
             made.append(process)
             await process.manager.start(run_timers=False)
@@ -99,8 +99,8 @@ async def two(postgres_url: str, clock: ManualClock) -> AsyncIterator[list[Proce
 async def with_timer(manager: GameManager) -> int:
     await manager.set_guild_settings(GUILD, turn_timer=TIMER)
     lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.join(lobby.game_id, BOB)
+    await manager.start_game(lobby.game_id, ANN.user_id)
     return lobby.game_id
 
 
@@ -112,9 +112,9 @@ async def test_every_change_writes_what_the_game_waits_for_next(
     gid = lobby.game_id
     assert await chore(a, gid) == ("lobby_timeout", clock.now() + a.lobby_idle, None, None)
     clock.advance(30)
-    await a.join(CHANNEL, BOB)
+    await a.join(lobby.game_id, BOB)
     assert await chore(a, gid) == ("lobby_timeout", clock.now() + a.lobby_idle, None, None)
-    await a.start_game(CHANNEL, ANN.user_id)
+    await a.start_game(lobby.game_id, ANN.user_id)
     deadline = clock.now() + TIMER
     assert await chore(a, gid) == ("reminder", deadline - TIMER / 2, None, None)
     clock.advance(TIMER / 2)
@@ -131,8 +131,8 @@ async def test_a_computer_turn_is_claimed_by_the_process_that_plays_it(
     async with processes(postgres_url, StuckClock(clock.now())) as (one,):
         stuck = one.manager  # its computer never moves
         lobby = await stuck.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-        await stuck.add_computer(CHANNEL, ANN.user_id, "easy")
-        await stuck.start_game(CHANNEL, ANN.user_id)
+        await stuck.add_computer(lobby.game_id, ANN.user_id, "easy")
+        await stuck.start_game(lobby.game_id, ANN.user_id)
         gid = lobby.game_id
         view = stuck.get(gid)
         if view.turn == 0:  # Ann places a chip (a dead card's exchange keeps the turn)
@@ -140,7 +140,7 @@ async def test_a_computer_turn_is_claimed_by_the_process_that_plays_it(
             await stuck.submit(gid, ANN.user_id, next(a for a in legal if "@" in a))
         assert stuck.get(gid).turn == 1
         now = stuck.clock.now()
-        assert await chore(stuck, gid) == ("computer", now, one.owner, now + CLAIM)
+        assert await chore(stuck, gid) == ("computer", now, one.owner, now + CHORE_CLAIM)
 
 
 async def test_a_due_turn_timer_is_done_once_by_two_processes(
@@ -178,9 +178,9 @@ async def test_an_idle_lobby_is_cancelled_once_across_two_processes(
 async def computer_to_move(manager: GameManager) -> int:
     """Ann and Cat against a computer, played until the computer is to move."""
     lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
-    await manager.join(CHANNEL, CAT)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+    await manager.join(lobby.game_id, CAT)
+    await manager.start_game(lobby.game_id, ANN.user_id)
     gid = lobby.game_id
     rng = random.Random(3)
     while True:
@@ -194,13 +194,14 @@ async def computer_to_move(manager: GameManager) -> int:
 async def until_moved(manager: GameManager, heard: Recorder) -> list[Moved]:
     """Look for due chores, as the timer loop does, until a move is heard (the database
     notices a killed process's closed connections within moments, not at once)."""
-    for _ in range(100):
+
+    async def looked() -> list[Moved]:
         await manager.check_timers()
         await manager.settle()
-        if heard.of(Moved):
-            return heard.of(Moved)
-        await asyncio.sleep(0.05)
-    raise AssertionError("no move was played")
+        moved: list[Moved] = heard.of(Moved)
+        return moved
+
+    return await until(looked, "a computer move")
 
 
 async def test_a_computer_turn_a_killed_process_claimed_is_played_by_another_at_once(
@@ -223,7 +224,7 @@ async def test_a_claim_of_a_process_alive_but_stuck_holds_until_it_runs_out(
     async with processes(postgres_url, StuckClock(clock.now()), clock) as (stuck, live):
         gid = await computer_to_move(stuck.manager)  # connected, never moves
         ply = stuck.manager.get(gid).ply
-        clock.advance(CLAIM - 1)
+        clock.advance(CHORE_CLAIM - 1)
         await live.manager.check_timers()
         await live.manager.settle()
         assert not live.heard.of(Moved), "its claim still holds"
@@ -246,8 +247,7 @@ async def test_a_process_that_stops_lets_its_computer_turn_go_at_once(
 async def test_a_timer_of_a_game_a_dead_process_ran_is_done_by_one_that_never_saw_it(
         postgres_url: str, clock: ManualClock) -> None:
     async with processes(postgres_url, clock, clock) as (doomed, live):
-        assert live.manager._sharing is not None
-        await live.manager._sharing.games.close()  # live hears nothing of doomed's game
+        await deafen(live.manager)  # live hears nothing of doomed's game
         gid = await with_timer(doomed.manager)
         await doomed.die()
         assert not live.manager.is_active(gid)
@@ -259,12 +259,12 @@ async def test_a_timer_of_a_game_a_dead_process_ran_is_done_by_one_that_never_sa
 
 
 async def test_a_game_found_without_a_chore_gets_a_look_and_then_its_real_one(
-        two: list[Process], clock: ManualClock) -> None:
-    a, b = two[0].manager, two[1].manager
-    gid = await with_timer(a)
-    await a.store.database.pool.execute("DELETE FROM chores")  # type: ignore[attr-defined]
-    assert b._sharing is not None
-    await b._sharing.resync()
-    assert await chore(b, gid) == ("look", clock.now(), None, None)
-    await b.check_timers()
-    assert await chore(b, gid) == ("reminder", clock.now() + TIMER / 2, None, None)
+        postgres_url: str, clock: ManualClock) -> None:
+    async with processes(postgres_url, clock, clock, resync_every=0.05) as (one, other):
+        a, b = one.manager, other.manager
+        gid = await with_timer(a)
+        await a.store.database.pool.execute("DELETE FROM chores")  # type: ignore[attr-defined]
+        # the next look at the other processes' changes finds it without one
+        assert await until(lambda: chore(b, gid), "a look") == ("look", clock.now(), None, None)
+        await b.check_timers()
+        assert await chore(b, gid) == ("reminder", clock.now() + TIMER / 2, None, None)

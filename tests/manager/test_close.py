@@ -19,7 +19,7 @@ async def test_close_waits_for_a_computer_move_being_saved(
     manager = make_manager(store, clock)
     await manager.start(run_timers=False)
     table = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
-    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
+    await manager.add_computer(table.game_id, ANN.user_id, "easy")
     saving, saved = asyncio.Event(), asyncio.Event()
     record = store.games.record
 
@@ -30,7 +30,7 @@ async def test_close_waits_for_a_computer_move_being_saved(
         saved.set()
 
     monkeypatch.setattr(store.games, "record", slow_record)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.start_game(table.game_id, ANN.user_id)
     view = manager.get(table.game_id)
     ann = None  # Ann's roll first, if she is first to move: then the computer's
     if view.turn is not None and view.seats[view.turn].user_id == ANN.user_id:

@@ -23,8 +23,8 @@ MUM = Player(7, "Mum")
 async def family_lobby(manager: GameManager, **kw: object) -> int:
     """Ann hosts; Mum joins and adds Emma: seats Ann, Mum, Emma (with Mum)."""
     table = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, **kw)  # type: ignore[arg-type]
-    await manager.join(CHANNEL, MUM)
-    await manager.add_child(CHANNEL, MUM, "Emma")
+    await manager.join(table.game_id, MUM)
+    await manager.add_child(table.game_id, MUM, "Emma")
     return table.game_id
 
 
@@ -39,10 +39,10 @@ async def test_a_grown_up_adds_a_child_who_gets_a_seat_of_their_own(
 
 
 async def test_a_grown_up_may_hold_only_childrens_seats(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    view = await manager.add_child(CHANNEL, MUM, "Noah")
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    view = await manager.add_child(lobby.game_id, MUM, "Noah")
     assert [s.name for s in view.seats] == ["Ann", "Noah"]
-    view = await manager.join(CHANNEL, MUM)  # and join themselves afterwards
+    view = await manager.join(lobby.game_id, MUM)  # and join themselves afterwards
     assert [s.name for s in view.seats] == ["Ann", "Noah", "Mum"]
 
 
@@ -54,33 +54,33 @@ async def test_a_childs_name_is_one_to_twenty_letters_and_not_taken(
     gid = await family_lobby(manager)
     before = manager.get(gid).seats
     with pytest.raises(Refusal) as refused:
-        await manager.add_child(CHANNEL, MUM, name)
+        await manager.add_child(gid, MUM, name)
     assert refused.value.code == code
     assert manager.get(gid).seats == before
 
 
 async def test_a_name_of_twenty_letters_is_fine_and_spaces_are_tidied(
         manager: GameManager) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    view = await manager.add_child(CHANNEL, MUM, "  Anna   Maria  ")
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    view = await manager.add_child(lobby.game_id, MUM, "  Anna   Maria  ")
     assert view.seats[-1].name == "Anna Maria"
-    view = await manager.add_child(CHANNEL, MUM, "B" * 20)
+    view = await manager.add_child(lobby.game_id, MUM, "B" * 20)
     assert view.seats[-1].name == "B" * 20
 
 
 async def test_the_host_can_turn_family_seats_off(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, family_seats=False)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, family_seats=False)
     with pytest.raises(Refusal) as refused:
-        await manager.add_child(CHANNEL, MUM, "Emma")
+        await manager.add_child(lobby.game_id, MUM, "Emma")
     assert refused.value.code == "family_seats_off"
 
 
 async def test_a_full_table_takes_no_child(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     for name in ("A", "B", "C"):
-        await manager.add_child(CHANNEL, MUM, name)
+        await manager.add_child(lobby.game_id, MUM, name)
     with pytest.raises(Refusal) as refused:
-        await manager.add_child(CHANNEL, MUM, "D")
+        await manager.add_child(lobby.game_id, MUM, "D")
     assert refused.value.code == "lobby_full"
 
 
@@ -88,28 +88,28 @@ async def test_the_grown_up_or_the_host_removes_a_child_before_the_start_but_no_
         manager: GameManager) -> None:
     gid = await family_lobby(manager)
     with pytest.raises(Refusal):
-        await manager.remove_seat(CHANNEL, BOB.user_id, 2)
-    await manager.remove_seat(CHANNEL, MUM.user_id, 2)  # Mum removes Emma
+        await manager.remove_seat(gid, BOB.user_id, 2)
+    await manager.remove_seat(gid, MUM.user_id, 2)  # Mum removes Emma
     assert [s.name for s in manager.get(gid).seats] == ["Ann", "Mum"]
-    await manager.add_child(CHANNEL, MUM, "Emma")
+    await manager.add_child(gid, MUM, "Emma")
     with pytest.raises(Refusal):
-        await manager.remove_seat(CHANNEL, MUM.user_id, 0)  # not the host's seat
-    await manager.remove_seat(CHANNEL, ANN.user_id, 2)  # the host removes Emma
+        await manager.remove_seat(gid, MUM.user_id, 0)  # not the host's seat
+    await manager.remove_seat(gid, ANN.user_id, 2)  # the host removes Emma
     assert [s.name for s in manager.get(gid).seats] == ["Ann", "Mum"]
 
 
 async def test_a_grown_up_who_leaves_the_lobby_takes_their_children_along(
         manager: GameManager) -> None:
     gid = await family_lobby(manager)
-    await manager.join(CHANNEL, BOB)
-    await manager.leave(CHANNEL, MUM.user_id)
+    await manager.join(gid, BOB)
+    await manager.leave(gid, MUM.user_id)
     assert [s.name for s in manager.get(gid).seats] == ["Ann", "Bob"]
 
 
 async def test_the_grown_up_plays_each_seat_on_its_turn_and_sees_each_hand(
         manager: GameManager) -> None:
     gid = await family_lobby(manager)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.start_game(gid, ANN.user_id)
     rng = random.Random(3)
     played = set()
     for _ in range(9):
@@ -131,7 +131,7 @@ async def test_the_grown_up_plays_each_seat_on_its_turn_and_sees_each_hand(
 
 async def test_a_grown_up_with_two_seats_says_which_to_resign(manager: GameManager) -> None:
     gid = await family_lobby(manager)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.start_game(gid, ANN.user_id)
     with pytest.raises(Refusal) as refused:
         await manager.resign(gid, MUM.user_id)
     assert refused.value.code == "which_seat" and "Emma" in refused.value.params["seats"]
@@ -147,7 +147,7 @@ async def test_a_grown_up_with_two_seats_says_which_to_resign(manager: GameManag
 async def test_a_childs_results_are_kept_apart_from_the_grown_ups(
         manager: GameManager) -> None:
     gid = await family_lobby(manager)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.start_game(gid, ANN.user_id)
     await manager.resign(gid, ANN.user_id)
     await manager.resign(gid, MUM.user_id, seat=1)  # Emma wins alone
     standings = manager.store.standings
@@ -165,7 +165,7 @@ async def test_child_seats_and_their_grown_up_survive_a_restart(
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     gid = await family_lobby(m)
-    await m.start_game(CHANNEL, ANN.user_id)
+    await m.start_game(gid, ANN.user_id)
     view = m.get(gid)
     await m.close()
     await store.close()
@@ -184,8 +184,8 @@ async def test_a_game_has_its_own_turn_timer_kept_across_a_restart(
     await m.start(run_timers=False)
     table = await m.create_lobby("kids", {}, ANN, GUILD, CHANNEL, turn_timer=120)
     assert table.turn_timer == 120
-    await m.join(CHANNEL, BOB)
-    await m.start_game(CHANNEL, ANN.user_id)
+    await m.join(table.game_id, BOB)
+    await m.start_game(table.game_id, ANN.user_id)
     view = m.get(table.game_id)
     assert view.turn_deadline == clock.now() + 120  # the server has no timer at all
     await m.close()
@@ -201,8 +201,8 @@ async def test_a_game_has_its_own_turn_timer_kept_across_a_restart(
 async def test_a_game_can_turn_the_servers_timer_off(manager: GameManager) -> None:
     await manager.set_guild_settings(GUILD, turn_timer=60)
     table = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, turn_timer=0)
-    await manager.join(CHANNEL, BOB)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.join(table.game_id, BOB)
+    await manager.start_game(table.game_id, ANN.user_id)
     view = manager.get(table.game_id)
     assert view.turn_timer is None and view.turn_deadline is None
 

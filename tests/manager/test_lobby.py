@@ -39,9 +39,9 @@ async def refused(code: str, call: object) -> Refusal:
 async def test_host_takes_the_first_seat_and_others_join_in_order(
     manager: GameManager, recorder: Recorder
 ) -> None:
-    await manager.create_lobby("kids", {"level": "2"}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    view = await manager.add_computer(CHANNEL, ANN.user_id, "hard")
+    lobby = await manager.create_lobby("kids", {"level": "2"}, ANN, GUILD, CHANNEL)
+    await manager.join(lobby.game_id, BOB)
+    view = await manager.add_computer(lobby.game_id, ANN.user_id, "hard")
     assert [(s.index, s.user_id, s.name, s.level) for s in view.seats] == [
         (0, 1, "Ann", None), (1, 2, "Bob", None), (2, None, "Computer 1", "hard")]
     assert view.status == "lobby" and view.host_id == ANN.user_id
@@ -62,34 +62,34 @@ async def test_one_lobby_or_game_per_channel_but_a_person_may_play_in_several(
 async def test_every_bad_lobby_call_is_refused_with_a_stable_code(
     manager: GameManager,
 ) -> None:
-    await refused("no_lobby", manager.join(CHANNEL, BOB))
+    await refused("no_such_game", manager.join(12345, BOB))  # no such lobby
     await refused("unknown_game", manager.create_lobby("chess", {}, ANN, GUILD, CHANNEL))
     await refused("level_not_for_dice", manager.create_lobby("dice", {"level": "2"}, ANN, GUILD,
                                                     CHANNEL))
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await refused("already_joined", manager.join(CHANNEL, ANN))
-    await refused("not_enough_players", manager.start_game(CHANNEL, ANN.user_id))
-    await refused("bad_level", manager.add_computer(CHANNEL, ANN.user_id, "genius"))
-    await refused("not_in_lobby", manager.add_computer(CHANNEL, EVE.user_id, "easy"))
-    await refused("not_in_lobby", manager.leave(CHANNEL, EVE.user_id))
-    await manager.join(CHANNEL, BOB)
-    await refused("not_host", manager.start_game(CHANNEL, BOB.user_id))
-    await refused("not_host", manager.cancel(CHANNEL, BOB.user_id))
-    await refused("not_host", manager.remove_seat(CHANNEL, BOB.user_id, 1))
-    await manager.join(CHANNEL, CAT)
-    await manager.join(CHANNEL, DAN)
-    err = await refused("lobby_full", manager.join(CHANNEL, EVE))
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await refused("already_joined", manager.join(lobby.game_id, ANN))
+    await refused("not_enough_players", manager.start_game(lobby.game_id, ANN.user_id))
+    await refused("bad_level", manager.add_computer(lobby.game_id, ANN.user_id, "genius"))
+    await refused("not_in_lobby", manager.add_computer(lobby.game_id, EVE.user_id, "easy"))
+    await refused("not_in_lobby", manager.leave(lobby.game_id, EVE.user_id))
+    await manager.join(lobby.game_id, BOB)
+    await refused("not_host", manager.start_game(lobby.game_id, BOB.user_id))
+    await refused("not_host", manager.cancel(lobby.game_id, BOB.user_id))
+    await refused("not_host", manager.remove_seat(lobby.game_id, BOB.user_id, 1))
+    await manager.join(lobby.game_id, CAT)
+    await manager.join(lobby.game_id, DAN)
+    err = await refused("lobby_full", manager.join(lobby.game_id, EVE))
     assert isinstance(err, ManagerError) and isinstance(err, ValueError)
     assert err.params == {"seats": 4}
-    await manager.start_game(CHANNEL, ANN.user_id)
-    await refused("game_started", manager.join(CHANNEL, EVE))
+    await manager.start_game(lobby.game_id, ANN.user_id)
+    await refused("game_started", manager.join(lobby.game_id, EVE))
 
 
 async def test_a_team_game_seats_the_teams_alternately(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {"teams": True}, ANN, GUILD, CHANNEL)
+    lobby = await manager.create_lobby("kids", {"teams": True}, ANN, GUILD, CHANNEL)
     for p in (BOB, CAT, DAN):
-        await manager.join(CHANNEL, p)
-    view = await manager.start_game(CHANNEL, ANN.user_id)
+        await manager.join(lobby.game_id, p)
+    view = await manager.start_game(lobby.game_id, ANN.user_id)
     obs = manager.spectator_observation(view.game_id)
     # Ann and Cat (1st and 3rd to join) against Bob and Dan.
     assert obs["sides"] == [[0, 2], [1, 3]]
@@ -97,11 +97,11 @@ async def test_a_team_game_seats_the_teams_alternately(manager: GameManager) -> 
 
 
 async def test_teams_with_three_players_are_refused_at_start(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {"teams": True}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    await manager.join(CHANNEL, CAT)
+    lobby = await manager.create_lobby("kids", {"teams": True}, ANN, GUILD, CHANNEL)
+    await manager.join(lobby.game_id, BOB)
+    await manager.join(lobby.game_id, CAT)
     with pytest.raises(InvalidOptions) as info:
-        await manager.start_game(CHANNEL, ANN.user_id)
+        await manager.start_game(lobby.game_id, ANN.user_id)
     assert info.value.code == "teams_need_four"
     assert manager.table_for_channel(CHANNEL) is not None  # still a lobby, nothing lost
 
@@ -109,29 +109,29 @@ async def test_teams_with_three_players_are_refused_at_start(manager: GameManage
 async def test_leaving_renumbers_seats_and_the_host_leaving_cancels(
     manager: GameManager, recorder: Recorder
 ) -> None:
-    await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    await manager.join(CHANNEL, CAT)
-    view = await manager.leave(CHANNEL, BOB.user_id)
+    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
+    await manager.join(lobby.game_id, BOB)
+    await manager.join(lobby.game_id, CAT)
+    view = await manager.leave(lobby.game_id, BOB.user_id)
     assert [(s.index, s.name) for s in view.seats] == [(0, "Ann"), (1, "Cat")]
-    await manager.leave(CHANNEL, ANN.user_id)
+    await manager.leave(lobby.game_id, ANN.user_id)
     assert manager.table_for_channel(CHANNEL) is None
     assert recorder.of(LobbyCancelled)[-1].reason == "host_left"
 
 
 async def test_host_cancels_and_the_channel_is_free_again(manager: GameManager) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await manager.cancel(CHANNEL, ANN.user_id)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.cancel(lobby.game_id, ANN.user_id)
     assert manager.table_for_channel(CHANNEL) is None
-    await manager.create_lobby("kids", {}, BOB, GUILD, CHANNEL)
+    lobby = await manager.create_lobby("kids", {}, BOB, GUILD, CHANNEL)
 
 
 async def test_start_deals_and_announces_the_game(
     manager: GameManager, recorder: Recorder
 ) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    view = await manager.start_game(CHANNEL, ANN.user_id)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.join(lobby.game_id, BOB)
+    view = await manager.start_game(lobby.game_id, ANN.user_id)
     assert view.status == "playing" and view.turn == 0
     started = recorder.of(GameStarted)
     assert len(started) == 1 and started[0].observation["seat"] is None
@@ -151,8 +151,8 @@ async def test_a_lobby_survives_a_restart(open_store: OpenStore, clock: ManualCl
     store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
-    await m.create_lobby("dice", {"sequence_length": 5}, ANN, GUILD, CHANNEL)
-    await m.join(CHANNEL, BOB)
+    lobby = await m.create_lobby("dice", {"sequence_length": 5}, ANN, GUILD, CHANNEL)
+    await m.join(lobby.game_id, BOB)
     before = m.table_for_channel(CHANNEL)
     await m.close()
     await store.close()
@@ -161,7 +161,7 @@ async def test_a_lobby_survives_a_restart(open_store: OpenStore, clock: ManualCl
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     assert m.table_for_channel(CHANNEL) == before
-    await m.start_game(CHANNEL, ANN.user_id)
+    await m.start_game(lobby.game_id, ANN.user_id)
     await m.close()
     await store.close()
 

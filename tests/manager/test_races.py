@@ -67,11 +67,11 @@ async def test_200_games_played_concurrently_end_with_intact_logs(
     async def one_game(i: int) -> int:
         host, guest = Player(1000 + 2 * i, f"P{i}a"), Player(1001 + 2 * i, f"P{i}b")
         kind = "kids" if i % 2 else "dice"
-        await manager.create_lobby(kind, {}, host, GUILD, 10_000 + i)
-        await manager.join(10_000 + i, guest)
+        lobby = await manager.create_lobby(kind, {}, host, GUILD, 10_000 + i)
+        await manager.join(lobby.game_id, guest)
         if i % 3 == 0:
-            await manager.add_computer(10_000 + i, host.user_id, "easy")
-        gid = (await manager.start_game(10_000 + i, host.user_id)).game_id
+            await manager.add_computer(lobby.game_id, host.user_id, "easy")
+        gid = (await manager.start_game(lobby.game_id, host.user_id)).game_id
         rng = random.Random(i)
         # People play a while, then whoever is to move resigns (or the game ends first): the logs
         # of all 200 games interleave in the store without ~20,000 fsyncs of whole games.

@@ -80,9 +80,9 @@ async def test_a_computer_game_resumes_after_a_restart_and_finishes(
     store = await open_store()
     m = make_manager(store, clock)
     await m.start(run_timers=False)
-    await m.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
-    await m.add_computer(CHANNEL, ANN.user_id, "easy")
-    gid = (await m.start_game(CHANNEL, ANN.user_id)).game_id
+    lobby = await m.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
+    await m.add_computer(lobby.game_id, ANN.user_id, "easy")
+    gid = (await m.start_game(lobby.game_id, ANN.user_id)).game_id
     await m.leave_game(gid, ANN.user_id)  # now two computers play on their own
     await m.close()  # stops them mid-game
     await store.close()

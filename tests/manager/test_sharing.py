@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import pytest
 
 from engine import Refusal
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import GameOver, Moved
-from engine.manager.sharing import ShowAgain
+from engine.manager.events import GameOver, Moved, ShowAgain
+from engine.manager.store.postgres import SESSION_PREFIX, PostgresDatabase
 from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager
+from tests.waiting import until
 
 CHANNEL = 910
 
@@ -32,15 +33,22 @@ class StuckClock(ManualClock):
         await asyncio.Event().wait()
 
 
-async def eventually(check: Callable[[], Any], what: str, timeout: float = 10.0) -> Any:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while loop.time() < end:
-        found = check()
-        if found:
-            return found
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+async def deafen(manager: GameManager) -> None:
+    """Cut the connection on which ``manager`` hears the other processes' changes, as a
+    network fault would (its next look at them is due only after ``resync_every``)."""
+    db = manager.store.database
+    assert isinstance(db, PostgresDatabase)
+    name = SESSION_PREFIX + db.session
+    cut = ("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+           " WHERE application_name = $1 AND query LIKE 'LISTEN%'")
+    assert await db.pool.fetchval(cut, name), "it was listening"
+    still = ("SELECT count(*) FROM pg_stat_activity"
+             " WHERE application_name = $1 AND query LIKE 'LISTEN%'")
+    await until(lambda: _none(db.pool.fetchval(still, name)), "its listener to be gone")
+
+
+async def _none(count: Awaitable[Any]) -> bool:
+    return await count == 0
 
 
 @pytest.fixture
@@ -64,16 +72,16 @@ async def test_a_lobby_made_in_one_process_is_joined_and_played_to_the_end_from_
     a.add_listener(heard_a)
     b.add_listener(heard_b)
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await eventually(lambda: b.table_for_channel(CHANNEL), "the other process to hear of it")
-    await b.join(CHANNEL, BOB)
-    await a.start_game(CHANNEL, ANN.user_id)  # a knows Bob joined although b seated him
+    await until(lambda: b.table_for_channel(CHANNEL), "the other process to hear of it")
+    await b.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)  # a knows Bob joined although b seated him
     gid = lobby.game_id
     rng = random.Random(7)
     moves = 0
     while a.is_active(gid):
         # a person reads the board the last move posted, then clicks; their click arrives
         # at the other process every other time
-        await eventually(lambda: not b.is_active(gid) or a.get(gid) == b.get(gid),
+        await until(lambda: not b.is_active(gid) or a.get(gid) == b.get(gid),
                          "both caches to agree")
         if not b.is_active(gid):
             break
@@ -88,7 +96,7 @@ async def test_a_lobby_made_in_one_process_is_joined_and_played_to_the_end_from_
         if obs["legal"]:
             await here.submit(gid, user, rng.choice(obs["legal"]))
             moves += 1
-    await eventually(lambda: not b.is_active(gid), "the game to end in both processes")
+    await until(lambda: not b.is_active(gid), "the game to end in both processes")
     record = await a.load_record(gid)
     assert record is not None and record.status == "finished"
     plies = [e.ply for e in heard_a.of(Moved) + heard_b.of(Moved)]
@@ -100,10 +108,10 @@ async def test_a_double_click_arriving_at_both_processes_is_played_once(
         two: tuple[GameManager, GameManager]) -> None:
     a, b = two
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await a.join(CHANNEL, BOB)
-    await a.start_game(CHANNEL, ANN.user_id)
+    await a.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)
     gid = lobby.game_id
-    await eventually(lambda: b.is_active(gid) and b.get(gid).status == "playing", "b to follow")
+    await until(lambda: b.is_active(gid) and b.get(gid).status == "playing", "b to follow")
     view = a.get(gid)
     user = view.seats[view.turn].user_id  # type: ignore[index]
     assert user is not None
@@ -122,13 +130,12 @@ async def test_a_double_click_arriving_at_both_processes_is_played_once(
 async def test_a_process_that_missed_the_news_reloads_before_it_moves(
         two: tuple[GameManager, GameManager]) -> None:
     a, b = two
-    assert b._sharing is not None
-    await b._sharing.games.close()  # b hears no notices now (and its look is not due)
+    await deafen(b)  # b hears no notices now (and its look is not due)
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await a.join(CHANNEL, BOB)
-    await a.start_game(CHANNEL, ANN.user_id)
+    await a.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)
     gid = lobby.game_id
-    await b.adopt(gid)  # b caches the game at its start...
+    await b.catch_up(gid)  # b caches the game at its start...
     stale = b.get(gid)
     view = a.get(gid)
     user = view.seats[view.turn].user_id  # type: ignore[index]
@@ -156,13 +163,17 @@ async def test_a_change_promises_its_announcements_and_keeps_the_promise(
         two: tuple[GameManager, GameManager]) -> None:
     a, _ = two
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await a.join(CHANNEL, BOB)
-    await a.start_game(CHANNEL, ANN.user_id)
+    await a.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)
     view = a.get(lobby.game_id)
     user = view.seats[view.turn].user_id  # type: ignore[index]
     assert user is not None
     await a.submit(lobby.game_id, user, a.observation_for(lobby.game_id, user)["legal"][0])
     assert await owed(a.store) == [], "told, so nothing is owed"
+
+
+async def _none_owed(store: Store) -> bool:
+    return await owed(store) == []
 
 
 class Hangs:
@@ -180,20 +191,19 @@ class Hangs:
 async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
         postgres_url: str, clock: ManualClock) -> None:
     doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    # the promise lasts long enough to be seen under load; the live one looks often
+    doomed = make_manager(doomed_store, clock, promise=2.0)
+    live = make_manager(live_store, clock, resync_every=0.1)
     await doomed.start(run_timers=False)
     await live.start(run_timers=False)
     heard = Recorder()
     live.add_listener(heard)
     try:
-        assert doomed._sharing is not None and live._sharing is not None
-        doomed._sharing.games.claim = 2.0  # long enough to see the promise under load
-        live._sharing.interval = 0.1
         hangs = Hangs()
         doomed.add_listener(hangs)
         lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-        await doomed.join(CHANNEL, BOB)
-        await doomed.start_game(CHANNEL, ANN.user_id)
+        await doomed.join(lobby.game_id, BOB)
+        await doomed.start_game(lobby.game_id, ANN.user_id)
         gid = lobby.game_id
         view = doomed.get(gid)
         user = view.seats[view.turn].user_id  # type: ignore[index]
@@ -208,15 +218,11 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
         await asyncio.gather(move, return_exceptions=True)
         await doomed.close()
         await doomed_store.close()
-        shown = await eventually(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
+        shown = await until(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
                                  "another process to show the table again")
         assert [e.game_id for e in shown] == [gid]
         assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
-        for _ in range(100):
-            if not await owed(live_store):
-                break
-            await asyncio.sleep(0.05)
-        assert await owed(live_store) == [], "the promise was kept by the taker"
+        await until(lambda: _none_owed(live_store), "the promise kept by the taker")
     finally:
         await live.close()
         await live_store.close()
@@ -240,19 +246,18 @@ class HangsAtTheEnd:
 async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
         postgres_url: str, clock: ManualClock) -> None:
     doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
-    doomed, live = make_manager(doomed_store, clock), make_manager(live_store, clock)
+    doomed = make_manager(doomed_store, clock)
+    live = make_manager(live_store, clock, resync_every=0.1)
     await doomed.start(run_timers=False)
     await live.start(run_timers=False)
     heard = Recorder()
     live.add_listener(heard)
     try:
-        assert live._sharing is not None
-        live._sharing.interval = 0.1
         hangs = HangsAtTheEnd()
         doomed.add_listener(hangs)
         lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-        await doomed.join(CHANNEL, BOB)
-        await doomed.start_game(CHANNEL, ANN.user_id)
+        await doomed.join(lobby.game_id, BOB)
+        await doomed.start_game(lobby.game_id, ANN.user_id)
         gid = lobby.game_id
         # Bob resigns: the game ends with Ann the winner, and its end is never told
         quitting = asyncio.create_task(doomed.resign(gid, BOB.user_id))
@@ -261,7 +266,7 @@ async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
         await asyncio.gather(quitting, return_exceptions=True)
         await doomed.close()
         await doomed_store.close()
-        shown = await eventually(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
+        shown = await until(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
                                  "another process to show the end again")
         assert [(e.game_id, e.table.status) for e in shown] == [(gid, "finished")]
         final = await live.unshown_end(gid)
@@ -273,11 +278,7 @@ async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
         assert final.table.seats == hangs.over.table.seats
         await live.end_shown(gid)  # what the Discord side says once it is posted
         assert await live.unshown_end(gid) is None, "shown: never again"
-        for _ in range(100):
-            if not await owed(live_store):
-                break
-            await asyncio.sleep(0.05)
-        assert await owed(live_store) == [], "the promise was kept by the taker"
+        await until(lambda: _none_owed(live_store), "the promise kept by the taker")
     finally:
         await live.close()
         await live_store.close()
@@ -286,15 +287,14 @@ async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
 async def test_a_click_reads_the_game_as_stored_even_before_the_news_arrives(
         two: tuple[GameManager, GameManager]) -> None:
     a, b = two
-    assert b._sharing is not None
-    await b._sharing.games.close()  # the news of a's changes never reaches b
+    await deafen(b)  # the news of a's changes never reaches b
     lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     gid = lobby.game_id
     assert not b.is_active(gid)
     await b.catch_up(gid)  # a click on a button of a game b has not heard of
     assert b.get(gid).status == "lobby"
-    await a.join(CHANNEL, BOB)
-    await a.start_game(CHANNEL, ANN.user_id)
+    await a.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)
     assert b.get(gid).status == "lobby", "b has not heard"
     await b.catch_up(gid)
     assert b.get(gid) == a.get(gid)

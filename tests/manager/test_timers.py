@@ -24,9 +24,9 @@ TIMER = 60.0
 async def test_an_idle_lobby_is_cancelled(
     manager: GameManager, recorder: Recorder, clock: ManualClock
 ) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     clock.advance(manager.lobby_idle - 1)
-    await manager.join(CHANNEL, BOB)  # activity: the idle clock starts again
+    await manager.join(lobby.game_id, BOB)  # activity: the idle clock starts again
     clock.advance(manager.lobby_idle - 1)
     await manager.check_timers()
     assert manager.table_for_channel(CHANNEL) is not None

@@ -14,13 +14,25 @@ from engine.manager import (
     GameManager,
     GameOver,
     HandChanged,
+    ManualClock,
     Moved,
     SeatChanged,
     Store,
     TurnStarted,
 )
 
-from .conftest import ANN, BOB, CAT, CHANNEL, EVE, GUILD, Recorder, play_out, two_player_game
+from .conftest import (
+    ANN,
+    BOB,
+    CAT,
+    CHANNEL,
+    EVE,
+    GUILD,
+    Recorder,
+    make_manager,
+    play_out,
+    two_player_game,
+)
 
 
 async def refused(code: str, call: Any) -> Refusal:
@@ -52,8 +64,8 @@ async def test_every_bad_game_call_is_refused_with_a_stable_code(
     await refused("no_such_game", manager.submit(12345, ANN.user_id, "roll"))
     lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
     await refused("game_not_started", manager.submit(lobby.game_id, ANN.user_id, "pass"))
-    await manager.join(CHANNEL, BOB)
-    await manager.start_game(CHANNEL, ANN.user_id)
+    await manager.join(lobby.game_id, BOB)
+    await manager.start_game(lobby.game_id, ANN.user_id)
     gid = lobby.game_id
     legal = manager.observation_for(gid, ANN.user_id)["legal"]
     await refused("not_a_player", manager.submit(gid, EVE.user_id, legal[0]))
@@ -144,10 +156,10 @@ async def test_resigning_out_of_turn_is_recorded_and_the_last_side_standing_wins
 async def test_a_seat_left_with_on_leave_computer_is_played_by_a_computer(
     manager: GameManager, recorder: Recorder
 ) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, on_leave="computer")
-    await manager.join(CHANNEL, BOB)
-    await manager.join(CHANNEL, CAT)
-    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, on_leave="computer")
+    await manager.join(lobby.game_id, BOB)
+    await manager.join(lobby.game_id, CAT)
+    gid = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
     await manager.leave_game(gid, BOB.user_id)
     seat = manager.get(gid).seats[1]
     assert seat.is_computer and seat.left and seat.level == "medium"
@@ -211,10 +223,10 @@ async def test_a_move_is_committed_before_any_listener_hears_of_it(
 ) -> None:
     check = Commits(store)
     manager.add_listener(check)
-    await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
-    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
-    await manager.add_computer(CHANNEL, ANN.user_id, "easy")
-    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
+    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+    gid = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
     await play_out(manager, gid, random.Random(1))
     await asyncio.sleep(0)
     assert check.checked == len(await store.games.history(gid)) > 10
@@ -223,13 +235,13 @@ async def test_a_move_is_committed_before_any_listener_hears_of_it(
 async def test_the_host_or_a_moderator_removes_a_seat_from_a_game_in_play(
     manager: GameManager, recorder: Recorder
 ) -> None:
-    await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
-    await manager.join(CHANNEL, BOB)
-    await manager.join(CHANNEL, CAT)
-    gid = (await manager.start_game(CHANNEL, ANN.user_id)).game_id
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await manager.join(lobby.game_id, BOB)
+    await manager.join(lobby.game_id, CAT)
+    gid = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
     # Bob, neither host nor moderator, may not remove Cat.
-    await refused("not_host", manager.remove_seat(CHANNEL, BOB.user_id, 2))
-    await manager.remove_seat(CHANNEL, EVE.user_id, 1, is_moderator=True)
+    await refused("not_host", manager.remove_seat(lobby.game_id, BOB.user_id, 2))
+    await manager.remove_seat(lobby.game_id, EVE.user_id, 1, is_moderator=True)
     seat = manager.get(gid).seats[1]
     assert seat.resigned and seat.left
     assert recorder.of(SeatChanged)[-1].change == "removed"
@@ -237,29 +249,38 @@ async def test_the_host_or_a_moderator_removes_a_seat_from_a_game_in_play(
     # Bob's seat is skipped: after Ann it is Cat's turn.
     await manager.submit(gid, ANN.user_id, manager.observation_for(gid, ANN.user_id)["legal"][0])
     assert manager.get(gid).turn == 2
-    await refused("no_such_seat", manager.remove_seat(CHANNEL, ANN.user_id, 1))
+    await refused("no_such_seat", manager.remove_seat(lobby.game_id, ANN.user_id, 1))
 
 
-async def test_drawing_another_copy_of_the_card_just_played_still_refreshes_the_hand(
-    manager: GameManager, recorder: Recorder
-) -> None:
+# A deal where Ann, to move first, holds a lion last and the other lion is on top of the
+# deck: her hand after playing the lion is the same three cards (found by the seed search
+# in test_a_lion_deal_is_what_the_next_test_needs).
+LION_AGAIN = 990
+
+
+def test_a_lion_deal_is_what_the_next_test_needs() -> None:
+    from engine import new_game
     from engine.kids import KidsGame
     from engine.kids_board import CARD_NUMBER
 
+    game = new_game("kids", 2, LION_AGAIN)
+    assert isinstance(game, KidsGame) and game.current_seat == 0
+    assert game.hands[0][-1] == CARD_NUMBER["lion"] == game.deck[-1]
+
+
+async def test_drawing_another_copy_of_the_card_just_played_still_refreshes_the_hand(
+    store: Store, clock: ManualClock
+) -> None:
+    manager = make_manager(store, clock, seed_source=lambda: LION_AGAIN)
+    await manager.start(run_timers=False)
+    recorder = Recorder()
+    manager.add_listener(recorder)
     gid = await two_player_game(manager)
-    game = manager._tables[gid].game
-    assert isinstance(game, KidsGame)
     # Ann holds a lion; the other lion is on top of the deck: her hand after the move is
     # the same three cards, but she drew, and she waits for a fresh hand.
-    lion = CARD_NUMBER["lion"]
-    for pile in (game.deck, game.hands[1]):
-        if lion in pile:
-            pile.remove(lion)
-    others = [c for c in game.hands[0] if c != lion][:2]
-    game.hands[0] = [*others, lion]  # last: after the move the list is exactly the same
-    game.deck.append(lion)
     hands_before = len(recorder.of(HandChanged))
     await manager.submit(gid, ANN.user_id, "lion@B3")
     fresh = recorder.of(HandChanged)[hands_before:]
     assert [e.user_id for e in fresh] == [ANN.user_id]
     assert "lion" in fresh[0].observation["hand"]
+    await manager.close()

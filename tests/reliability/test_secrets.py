@@ -117,14 +117,14 @@ REVIEWED_SQL = {
     "await conn.execute(held.also[0], *held.also[1])":
         "postgres.write under a game's lock: shared.PROMISE, a module constant; the values "
         "(game id, owner, seconds) are parameters",
-    "rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)":
+    "rows = await self._db.pool.fetch(TAKE_OVER, owner, promise)":
         "shared.take_over: the module constant TAKE_OVER; owner and seconds are parameters",
     "await conn.execute(sql, *args)":
         "postgres.write's last statements and shared.schedule: shared._schedule's list, "
         "the module constant SCHEDULE; the chore's values are parameters",
     "rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit)":
         "shared.claim_due: the module constant CLAIM_DUE; all values are parameters",
-    "await self._db.pool.execute(HEAL, LOOK, now)":
+    "await self._db.pool.execute(HEAL, look, now)":
         "shared.heal: the module constant HEAL; the kind and the time are parameters",
     'await admin.execute(f\'CREATE DATABASE "{dbname}"\')':
         "bench.sharing_bench: a database name made of a constant prefix and the constant "

@@ -16,9 +16,12 @@ the stored version against its cache. Three things here, all PostgreSQL's own:
 - **Change notices**: ``NOTIFY sequence_games, '<game id>'`` after a change, heard by every
   other process through ``LISTEN`` on one dedicated connection, so their caches follow
   within milliseconds (a process that misses one finds out at its next check anyway).
-- **Chores**: each active game's next scheduled work (``engine/manager/chores.py``), one
-  row rewritten last in every change's transaction, claimed by any process with
-  ``FOR UPDATE SKIP LOCKED`` when it is due.
+- **Chores**: each active game's next scheduled work (what ``engine/manager/deadlines.py``
+  says is due next), one row rewritten last in every change's transaction, claimed by any
+  process with ``FOR UPDATE SKIP LOCKED`` when it is due.
+
+How long a claim or a promise lasts is the caller's to say (the rules live with the
+manager, in ``deadlines``): the store only keeps the rows.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from typing import Any
 
 import asyncpg
 
-from ..chores import LOOK, Chore
 from .postgres import SESSION_PREFIX, PostgresDatabase, held_connection, holding
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,9 @@ log = logging.getLogger(__name__)
 GAME_LOCKS = 0x5E9
 SHOWING_LOCKS = 0x5EA  # showing a table again (two processes never both post what is missing)
 CHANNEL = "sequence_games"
-CLAIM = 30.0  # seconds a process has to post a change's announcements before others may
+
+#: A game's next chore as stored: (what, due_at, claimed_until).
+ChoreRow = tuple[str, float | None, float | None]
 
 # The promise to announce, written in the transaction of every change made under the lock.
 PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
@@ -114,20 +118,19 @@ class SharedGames:
         self._db = db
         self._listener: asyncpg.Connection | None = None
         self._heard: Callable[[int], None] | None = None
-        self.claim = CLAIM  # tests shorten it
 
     @contextlib.asynccontextmanager
     async def locked(self, game_id: int, owner: str | None = None,
-                     space: int = GAME_LOCKS, chore: Callable[[], Chore] | None = None,
-                     ) -> AsyncIterator[None]:
+                     space: int = GAME_LOCKS, chore: Callable[[], ChoreRow] | None = None,
+                     promise: float = 0.0) -> AsyncIterator[None]:
         """Hold ``game_id``'s lock (waiting while another process holds it). With an
         ``owner``, every write made meanwhile also promises, in its own transaction, that
-        ``owner`` will deliver the change's announcements (``delivered`` keeps it); with a
-        ``chore``, it also writes the game's next chore as ``chore()`` says when the write
-        commits (the game as the change left it)."""
+        ``owner`` will deliver the change's announcements within ``promise`` seconds
+        (``delivered`` keeps it); with a ``chore``, it also writes the game's next chore as
+        ``chore()`` says when the write commits (the game as the change left it)."""
         if not 0 <= game_id < 2**31:
             raise ValueError(f"game id {game_id} does not fit an advisory lock key")
-        also = (PROMISE, (game_id, owner, self.claim)) if owner is not None else None
+        also = (PROMISE, (game_id, owner, promise)) if owner is not None else None
 
         def after() -> Sequence[tuple[str, tuple[Any, ...]]]:
             assert chore is not None
@@ -153,20 +156,20 @@ class SharedGames:
         await self._db.pool.execute(
             "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
 
-    async def take_over(self, owner: str) -> list[int]:
+    async def take_over(self, owner: str, promise: float) -> list[int]:
         """The games whose owed announcements nobody delivered in time, now owed by
-        ``owner`` (for another ``CLAIM`` seconds)."""
-        rows = await self._db.pool.fetch(TAKE_OVER, owner, self.claim)
+        ``owner`` (for ``promise`` seconds)."""
+        rows = await self._db.pool.fetch(TAKE_OVER, owner, promise)
         return [int(r[0]) for r in rows]
 
     @staticmethod
-    def _schedule(game_id: int, chore: Chore, owner: str | None
+    def _schedule(game_id: int, chore: ChoreRow, owner: str | None
                   ) -> list[tuple[str, tuple[Any, ...]]]:
-        claimed_by = owner if chore.claimed_until is not None else None
-        return [(SCHEDULE, (game_id, chore.what, chore.due_at, claimed_by,
-                            chore.claimed_until))]
+        what, due_at, claimed_until = chore
+        claimed_by = owner if claimed_until is not None else None
+        return [(SCHEDULE, (game_id, what, due_at, claimed_by, claimed_until))]
 
-    async def schedule(self, game_id: int, chore: Chore, owner: str | None) -> None:
+    async def schedule(self, game_id: int, chore: ChoreRow, owner: str | None) -> None:
         """Write ``game_id``'s next chore now (after a chore that changed nothing: its
         claim goes, and the row says what the game waits for)."""
         held = held_connection()
@@ -186,9 +189,10 @@ class SharedGames:
         rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit)
         return sorted(((int(r[0]), str(r[1])) for r in rows), key=lambda r: r[0])
 
-    async def heal(self, now: float) -> None:
-        """Give every active game without a chore a look, and drop ended games' chores."""
-        await self._db.pool.execute(HEAL, LOOK, now)
+    async def heal(self, now: float, look: str) -> None:
+        """Give every active game without a chore one of kind ``look`` due ``now``, and
+        drop ended games' chores."""
+        await self._db.pool.execute(HEAL, look, now)
 
     async def release(self, owner: str) -> None:
         """``owner`` stops: its claims go at once, for the others to take (a process that

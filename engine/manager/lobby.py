@@ -1,0 +1,196 @@
+"""The lobby's rules and the settings' checks: who may sit down, leave, start, remove.
+
+Plain functions over a ``Table``: each checks, then changes the table's seats or refuses
+with a ``ManagerError`` and changes nothing. Saving and telling are the manager's
+(``Steps.save_lobby``), so every rule here can be read, and tested, on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..options import GAMES, normalise_options
+from .errors import refuse
+from .events import COMPUTER_LEVELS, Player
+from .seats import Seat
+from .table import Table
+
+MAX_SEATS = 4
+MAX_CHILD_NAME = 20
+MIN_TURN_TIMER = 10  # seconds: a turn timer of ten seconds at least ...
+MAX_TURN_TIMER = 24 * 60 * 60  # ... and of a day at most
+SETTINGS = ("locale", "turn_timer", "timeout_action", "absences_to_free", "defaults")
+
+
+# -- settings -------------------------------------------------------------------------
+
+def is_turn_timer(seconds: object) -> bool:
+    """A turn timer in seconds: a number from ``MIN_TURN_TIMER`` to ``MAX_TURN_TIMER``."""
+    return (isinstance(seconds, int | float) and not isinstance(seconds, bool)
+            and MIN_TURN_TIMER <= seconds <= MAX_TURN_TIMER)
+
+
+def check_table_options(on_leave: str, turn_timer: float | None) -> None:
+    """A lobby's own choices: ``on_leave`` skip or computer; its turn timer None (the
+    server's), 0 (none) or a turn timer."""
+    if on_leave not in ("skip", "computer"):
+        raise refuse("bad_setting", "on_leave is skip or computer.", setting="on_leave",
+                     value=str(on_leave))
+    if turn_timer is not None and turn_timer != 0 and not is_turn_timer(turn_timer):
+        raise refuse("bad_setting", "A turn timer is 0 (none) or 10 seconds to 1440 "
+                     "minutes.", setting="turn_timer", value=str(turn_timer))
+
+
+def check_game_options(game: str, options: dict[str, Any]) -> None:
+    """Options the game takes (with a seat count they allow; checked again at start)."""
+    normalise_options(game, 4 if options.get("teams") else 2, dict(options))
+
+
+def check_settings(changes: dict[str, Any]) -> None:
+    """A server's settings: each known and in range (``turn_timer`` None is off)."""
+    rules = {
+        "locale": lambda v: v in ("en", "no"),
+        "turn_timer": lambda v: v is None or is_turn_timer(v),
+        "timeout_action": lambda v: v in ("computer", "skip"),
+        "absences_to_free": lambda v: isinstance(v, int) and 1 <= v <= 10,
+        "defaults": lambda v: isinstance(v, dict) and set(v) <= set(GAMES),
+    }
+    for name, value in changes.items():
+        if name not in rules:
+            raise refuse("bad_setting", f"There is no setting {name!r}.", setting=name)
+        if not rules[name](value):
+            raise refuse("bad_setting", f"{value!r} is not a valid {name}.",
+                         setting=name, value=str(value))
+    for game, opts in changes.get("defaults", {}).items():
+        check_game_options(game, opts)  # raises InvalidOptions
+
+
+# -- seats ----------------------------------------------------------------------------
+
+def check_open(table: Table) -> None:
+    """The table is a lobby still taking changes."""
+    if table.status == "playing":
+        raise refuse("game_started", "The game has already started.")
+    if table.status != "lobby":
+        raise refuse("no_lobby", "There is no lobby in this channel.")
+
+
+def _check_room(table: Table) -> None:
+    if len(table.seats) >= MAX_SEATS:
+        raise refuse("lobby_full", "The lobby is full (4 players).", seats=MAX_SEATS)
+
+
+def seat_player(table: Table, player: Player) -> None:
+    check_open(table)
+    if any(s.user_id == player.user_id and s.level is None and not s.is_child
+           for s in table.seats):
+        raise refuse("already_joined", "You are already in this lobby.")
+    _check_room(table)
+    table.seats.append(Seat(len(table.seats), player.user_id, player.name))
+
+
+def child_name(name: str) -> str:
+    """A child's name as it will be shown: spaces tidied."""
+    return " ".join(str(name).split())
+
+
+def seat_child(table: Table, grown_up: Player, name: str) -> None:
+    """A family seat: a child without a Discord account plays from ``grown_up``'s account
+    (Discord's accounts are for 13 and over)."""
+    check_open(table)
+    if not table.family_seats:
+        raise refuse("family_seats_off", "The host turned family seats off.")
+    name = child_name(name)
+    if not name:
+        raise refuse("child_name_empty", "A child's seat needs a name.")
+    if len(name) > MAX_CHILD_NAME:
+        raise refuse("child_name_long", "A child's name is at most 20 letters.",
+                     limit=MAX_CHILD_NAME)
+    if any(s.name.casefold() == name.casefold() for s in table.seats if s.level is None):
+        raise refuse("child_name_taken", "Someone at this table has that name.", name=name)
+    _check_room(table)
+    table.seats.append(Seat(len(table.seats), grown_up.user_id, name,
+                            guardian=grown_up.name))
+
+
+def seat_computer(table: Table, user_id: int, level: str) -> None:
+    """A seated player (usually the host) adds a computer player."""
+    check_open(table)
+    if level not in COMPUTER_LEVELS:
+        raise refuse("bad_level", "A computer player is easy, medium or hard.",
+                     level=str(level))
+    if table.person_seat(user_id) is None:
+        raise refuse("not_in_lobby", "Join the lobby first.")
+    _check_room(table)
+    number = sum(1 for s in table.seats if s.level is not None) + 1
+    table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
+
+
+def unseat_leaver(table: Table, user_id: int) -> bool:
+    """``user_id`` leaves the lobby, their children's seats with them (nobody would play
+    them). True when it is the host: then the lobby is to be cancelled instead."""
+    check_open(table)
+    held = table.held_seats(user_id)
+    if not held:
+        raise refuse("not_in_lobby", "You are not in this lobby.")
+    if user_id == table.host_id:
+        return True
+    table.seats[:] = [s for s in table.seats if s.index not in held]
+    table.renumber()
+    return False
+
+
+def check_remover(table: Table, user_id: int, seat: int, is_moderator: bool) -> None:
+    """Who may remove a seat: the host, a moderator, or (in a lobby) a child's own
+    grown-up for the child's seat."""
+    if not table.active:
+        raise refuse("no_lobby", "There is no lobby in this channel.")
+    own_child = (table.status == "lobby" and 0 <= seat < len(table.seats)
+                 and table.seats[seat].is_child and table.seats[seat].user_id == user_id)
+    if user_id != table.host_id and not is_moderator and not own_child:
+        raise refuse("not_host", "Only the host or a moderator can remove a seat.")
+
+
+def unseat(table: Table, seat: int) -> None:
+    """Take a seat out of a lobby (never the host's own, seat 0)."""
+    if not 0 < seat < len(table.seats):
+        raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.", seat=seat)
+    del table.seats[seat]
+    table.renumber()
+
+
+def check_seat_to_free(table: Table, seat: int) -> bool:
+    """A seat of a game in play that may be freed; True when a person plays it (not yet
+    gone)."""
+    table.playing()
+    if not 0 <= seat < len(table.seats) or table.seats[seat].resigned:
+        raise refuse("no_such_seat", f"There is no seat {seat + 1} to remove.", seat=seat)
+    return table.seats[seat].user_id is not None and not table.seats[seat].left
+
+
+def check_host(table: Table, user_id: int, what: str) -> None:
+    if user_id != table.host_id:
+        raise refuse("not_host", f"Only the host can {what}.")
+
+
+def check_start(table: Table, user_id: int) -> None:
+    """The host starts a lobby of 2 to 4 seats."""
+    check_open(table)
+    check_host(table, user_id, "start the game")
+    if len(table.seats) < 2:
+        raise refuse("not_enough_players", "A game needs at least 2 players.",
+                     seats=len(table.seats))
+
+
+def quitting_seat(table: Table, user_id: int, seat: int | None) -> int:
+    """The seat a person resigns or leaves: the one they name, or the one they hold."""
+    table.playing()
+    held = table.held_seats(user_id)
+    if not held or (seat is not None and seat not in held):
+        raise refuse("not_a_player", "You are not playing in this game.")
+    if seat is not None:
+        return seat
+    if len(held) > 1:
+        raise refuse("which_seat", "You hold several seats: say which.",
+                     seats=", ".join(f"{i + 1} ({table.seats[i].name})" for i in held))
+    return held[0]

@@ -1,0 +1,486 @@
+"""The game manager: one door to every lobby and game, for the Discord side and for tests.
+
+A facade over small owners. Every change goes the same way: find the table, take its lock
+(``sharing``: which also brings it to its stored version), check the rule (``lobby``, the
+engine), make the step (``step``: engine -> commit -> events queued), let the lock go,
+then have the computers and the outbox follow (``_after``: a computer to move is kicked,
+the queued events are told). So listeners hear of a change only after it is committed,
+and a crash never leaves an announced move unsaved. See docs/MANAGER.md for the whole
+interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ..errors import IllegalAction
+from ..factory import new_game
+from ..observation import Observation
+from . import lobby as rules
+from .computer import Agent, Computers, Hint, make_agent, suggest
+from .deadlines import CHORE_CLAIM, COMPUTER, PROMISE
+from .due import Due
+from .errors import ManagerError, refuse
+from .events import GameOver, Listener, LobbyChanged, Moved, Player, TableView
+from .outbox import FinalBoards, Outbox
+from .restore import Restorer
+from .seats import Seat
+from .sharing import RESYNC_INTERVAL, sharing_for
+from .step import Steps, applying
+from .store import GameRecord, GuildSettings, Store
+from .table import Table, Tables
+from .timers import Clock, SystemClock
+
+log = logging.getLogger(__name__)
+
+
+class GameManager:
+    """Lobbies and games of every channel; see docs/MANAGER.md for the whole interface."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        computer_delay: float = 1.5,
+        clock: Clock | None = None,
+        seed_source: Callable[[], int] | None = None,
+        lobby_idle: float = 15 * 60,
+        timer_interval: float = 5.0,
+        agent_factory: Callable[[str, int], Agent] | None = None,
+        claim: float = CHORE_CLAIM,
+        promise: float = PROMISE,
+        resync_every: float = RESYNC_INTERVAL,
+    ) -> None:
+        """``claim``, ``promise``, ``resync_every``: the times several processes on one
+        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
+        self.store = store
+        self.clock: Clock = clock or SystemClock()
+        self._seed_source = seed_source or (lambda: secrets.randbits(62))
+        self.timer_interval = timer_interval
+        self._tables = Tables()
+        self._outbox = Outbox()
+        restorer = Restorer(store, self.clock)
+        self._final_boards = FinalBoards(store, restorer)
+        self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
+                                    self._final_boards, self.clock,
+                                    computer_delay=computer_delay, claim=claim,
+                                    promise=promise, resync_every=resync_every)
+        self._steps = Steps(store, self.clock, self._tables, self._outbox,
+                            lobby_idle=lobby_idle)
+        self._computers = Computers(self._sharing, self._steps, self._outbox, self.clock,
+                                    delay=computer_delay, make=agent_factory or make_agent)
+        self._due = Due(self._steps, self._computers)
+        self._restorer = restorer
+        self._timer_task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    @property
+    def lobby_idle(self) -> float:
+        """Seconds an untouched lobby stays open."""
+        return self._steps.lobby_idle
+
+    @property
+    def computer_delay(self) -> float:
+        return self._computers.delay
+
+    # -- life cycle --------------------------------------------------------------------
+
+    async def start(self, *, run_timers: bool = True, resume: bool = True) -> None:
+        """Load every lobby and game in play and set them going again.
+
+        ``resume=False`` only loads (no forced passes, no computer moves): for looking at
+        exactly what was restored."""
+        await self._sharing.load()
+        for game_id in self._tables.ids():
+            if resume and self._tables.find(game_id).status == "playing":
+                async with self._sharing.locked(game_id) as table:
+                    await self._steps.settle_forced(table)
+                # (what that told waits for the game's next change: the listeners may not
+                # be connected yet)
+                self._computers.tidy(table)
+        if run_timers:
+            self._timer_task = asyncio.create_task(self._timer_loop(), name="turn-timers")
+        await self._sharing.start()
+
+    async def close(self) -> None:
+        """Stop timers and computer players, after the moves being made have been saved.
+
+        A move is made and committed under its game's lock. Taking every game's lock first
+        waits for those (a click, a computer, a timer) to finish their commit; while close
+        holds the locks no new move can begin, so the cancelling below stops only players
+        thinking or waiting, never a commit half done (SIGTERM of the bot comes here)."""
+        self._closing = self._sharing.closing = True
+        async with self._sharing.holding_all():
+            tasks: list[asyncio.Task[None]] = self._computers.halt()
+            if self._timer_task:
+                self._timer_task.cancel()
+                tasks.append(self._timer_task)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._sharing.close()
+
+    async def settle(self) -> None:
+        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
+        await self._computers.settle()
+
+    def add_listener(self, listener: Listener) -> None:
+        self._outbox.add_listener(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        self._outbox.remove_listener(listener)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def table_for_channel(self, channel_id: int) -> TableView | None:
+        table = self._tables.in_channel(channel_id)
+        return table.view() if table is not None else None
+
+    def get(self, game_id: int) -> TableView:
+        return self._tables.find(game_id).view()
+
+    def is_active(self, game_id: int) -> bool:
+        """True while the game is a lobby or in play."""
+        return game_id in self._tables
+
+    def tables(self) -> list[TableView]:
+        return [t.view() for t in self._tables.all()]
+
+    def seat_of(self, game_id: int, user_id: int) -> int | None:
+        return self._tables.find(game_id).person_seat(user_id)
+
+    def observation_for(self, game_id: int, user_id: int) -> Observation:
+        """The user's private view (hand, legal actions); a non-player's is the spectator's."""
+        table = self._tables.find(game_id)
+        return table.playing().observation(table.person_seat(user_id))
+
+    def seat_observation(self, game_id: int, seat: int) -> Observation:
+        """What one seat may see (its hand, and its legal actions on its turn): a grown-up
+        holding several seats gets each seat's own view."""
+        table = self._tables.find(game_id)
+        game = table.playing()
+        if not 0 <= seat < len(table.seats):
+            raise refuse("no_such_seat", f"There is no seat {seat + 1}.", seat=seat)
+        return game.observation(seat)
+
+    def spectator_observation(self, game_id: int) -> Observation:
+        return self._tables.find(game_id).playing().observation(None)
+
+    def announcing(self, game_id: int) -> bool:
+        """Whether a change of this table is under way or still being told to the
+        listeners. A restarted bot's recovery waits until it is not, and reads the position
+        in the same step, so it never shows a move that is about to get its own board. (The
+        lock counts: a move is applied to the game before its commit is awaited, and only
+        then queued for announcing.)"""
+        self._tables.find(game_id)
+        return self._sharing.busy(game_id) or self._outbox.busy(game_id)
+
+    def game_state(self, game_id: int) -> dict[str, Any]:
+        """The full engine state (``to_dict``): for tests and diagnostics, never players."""
+        return self._tables.find(game_id).playing().to_dict()
+
+    async def load_record(self, game_id: int) -> GameRecord | None:
+        """A game as stored, finished or not (seats, options, seed, action log): for a
+        rematch or a replay, so the Discord side never reads the store itself."""
+        return await self.store.games.load_game(game_id)
+
+    async def catch_up(self, game_id: int) -> None:
+        """Before reading a game to answer a click: with several processes, bring it to
+        its stored version (a click may come faster than the news of the move before it).
+        One process: nothing to do."""
+        await self._sharing.catch_up(game_id)
+
+    # -- settings ----------------------------------------------------------------------
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        return await self.store.games.guild_settings(guild_id)
+
+    async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
+        """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
+        rules.check_settings(changes)
+        settings = replace(await self.store.games.guild_settings(guild_id), **changes)
+        await self.store.games.save_guild_settings(settings, now=self.clock.now())
+        for table in self._tables.all():
+            if table.guild_id == guild_id:
+                table.settings = settings
+        return settings
+
+    # -- lobbies -----------------------------------------------------------------------
+
+    async def create_lobby(
+        self, game: str, options: dict[str, Any] | None, host: Player,
+        guild_id: int | None, channel_id: int, *, on_leave: str = "skip",
+        turn_timer: float | None = None, family_seats: bool = True,
+    ) -> TableView:
+        """Open a lobby in a channel; the host takes the first seat. ``turn_timer``: the
+        host's seconds per turn for this game (0: no timer; None: the server's setting);
+        ``family_seats``: whether grown-ups may add children's seats."""
+        rules.check_table_options(on_leave, turn_timer)
+        settings = await self._restorer.settings_for(guild_id, turn_timer)
+        opts = {**settings.defaults.get(game, {}), **(options or {})}
+        rules.check_game_options(game, opts)
+        async with self._tables.channel_lock:
+            self._tables.check_channel_free(channel_id)
+            now = self.clock.now()
+            seats = [Seat(0, host.user_id, host.name)]
+            deadline = now + self.lobby_idle
+            game_id = await self.store.games.create_lobby(
+                game, opts, guild_id, channel_id, host.user_id, seats,
+                lobby_deadline=deadline, on_leave=on_leave, now=now, turn_timer=turn_timer,
+                family_seats=family_seats)
+            if game_id is None:
+                raise refuse("channel_busy", "This channel already has a lobby or a game.")
+            table = Table(
+                id=game_id, kind=game, options=opts, status="lobby", guild_id=guild_id,
+                channel_id=channel_id, host_id=host.user_id, seats=seats, on_leave=on_leave,
+                created_at=now, settings=settings, lobby_deadline=deadline,
+                turn_timer=turn_timer, family_seats=family_seats)
+            self._tables.put(table)
+            self._outbox.queue(game_id, LobbyChanged(table.view(), "created"))
+        await self._sharing.created(table)
+        await self._after(table)
+        return table.view()
+
+    async def join(self, game_id: int, player: Player) -> TableView:
+        return await self._lobby_change(game_id, "joined",
+                                        lambda t: rules.seat_player(t, player))
+
+    async def add_child(self, game_id: int, grown_up: Player, name: str) -> TableView:
+        """A family seat: a child without a Discord account plays from ``grown_up``'s
+        account. The grown-up need not have a seat of their own; they act for the child's
+        seat from then on."""
+        return await self._lobby_change(game_id, "child_added",
+                                        lambda t: rules.seat_child(t, grown_up, name))
+
+    async def add_computer(self, game_id: int, user_id: int, level: str) -> TableView:
+        """A seated player (usually the host) adds a computer player."""
+        return await self._lobby_change(game_id, "computer_added",
+                                        lambda t: rules.seat_computer(t, user_id, level))
+
+    async def _lobby_change(self, game_id: int, reason: str,
+                            rule: Callable[[Table], None]) -> TableView:
+        async with self._sharing.locked(game_id) as table:
+            rule(table)
+            await self._steps.save_lobby(table, reason)
+        await self._after(table)
+        return table.view()
+
+    async def leave(self, game_id: int, user_id: int) -> TableView:
+        """Leave a lobby; the host leaving cancels it."""
+        async with self._sharing.locked(game_id) as table:
+            if rules.unseat_leaver(table, user_id):
+                await self._steps.cancel_lobby(table, "host_left")
+            else:
+                await self._steps.save_lobby(table, "left")
+        await self._after(table)
+        return table.view()
+
+    async def remove_seat(self, game_id: int, user_id: int, seat: int, *,
+                          is_moderator: bool = False) -> TableView:
+        """The host, or a moderator (the caller decides who is one), removes a seat.
+
+        From a lobby: a computer player or a person (not the host's own seat). From a game in
+        play: the seat is freed like one whose player left: skipped from then on, or played
+        by a computer when the table chose ``on_leave="computer"``; its chips stay."""
+        async with self._sharing.locked(game_id) as table:
+            rules.check_remover(table, user_id, seat, is_moderator)
+            if table.status == "lobby":
+                rules.unseat(table, seat)
+                await self._steps.save_lobby(table, "seat_removed")
+            else:
+                person = rules.check_seat_to_free(table, seat)
+                await self._steps.free_seat(table, seat, change="removed",
+                                            hand_over=person and table.on_leave == "computer")
+                await self._steps.settle_forced(table)
+        await self._after(table)
+        return table.view()
+
+    async def cancel(self, game_id: int, user_id: int) -> TableView:
+        async with self._sharing.locked(game_id) as table:
+            rules.check_open(table)
+            rules.check_host(table, user_id, "cancel the lobby")
+            await self._steps.cancel_lobby(table, "host")
+        await self._after(table)
+        return table.view()
+
+    async def start_game(self, game_id: int, user_id: int, *,
+                         channel_id: int | None = None) -> TableView:
+        """Deal (Kids) or roll off (Dice) and begin. Host only, 2 to 4 seats.
+        ``channel_id``: the game goes on there (a thread opened for it), saved first."""
+        async with self._sharing.locked(game_id) as table:
+            rules.check_start(table, user_id)
+            if channel_id is not None and channel_id != table.channel_id:
+                await self._move(table, channel_id)
+            seed = self._seed_source()
+            game = new_game(table.kind, len(table.seats), seed, **table.options)
+            await self._steps.start(table, game, seed)
+        await self._after(table)
+        return table.view()
+
+    # -- turns -------------------------------------------------------------------------
+
+    async def submit(self, game_id: int, user_id: int, action: str, *,
+                     expected_ply: int | None = None) -> Moved:
+        """Play ``action`` for the user's seat. Raises a typed error and changes nothing
+        when it is not allowed."""
+        async with self._sharing.locked(game_id) as table:
+            game = table.playing()
+            seat = table.person_seat(user_id)
+            if seat is None:
+                raise refuse("not_a_player", "You are not playing in this game.")
+            if expected_ply is not None and expected_ply != len(game.history):
+                raise refuse("already_played", "That move was already played.",
+                             ply=len(game.history))
+            if game.current_seat != seat:
+                raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+            if not isinstance(action, str):
+                raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
+            table.change_seat(seat, absences=0)
+            moved = await self._steps.step(table, seat, applying(action), by="player",
+                                           user_id=user_id, seats_changed=True)
+            await self._steps.settle_forced(table)
+        await self._after(table)
+        return moved
+
+    async def resign(self, game_id: int, user_id: int, seat: int | None = None) -> TableView:
+        """Give up, in turn or out of turn: the seat is skipped from now on. A grown-up
+        holding several seats says which (``seat``); the one seat held needs no saying."""
+        return await self._quit(game_id, user_id, seat, leaving=False)
+
+    async def leave_game(self, game_id: int, user_id: int, seat: int | None = None
+                         ) -> TableView:
+        """Leave mid-game: skipped like a resignation, or, if the lobby chose
+        ``on_leave="computer"``, a computer player takes the seat and plays on."""
+        return await self._quit(game_id, user_id, seat, leaving=True)
+
+    async def _quit(self, game_id: int, user_id: int, seat: int | None, *, leaving: bool
+                    ) -> TableView:
+        async with self._sharing.locked(game_id) as table:
+            quitting = rules.quitting_seat(table, user_id, seat)
+            await self._steps.free_seat(table, quitting,
+                                        hand_over=leaving and table.on_leave == "computer",
+                                        change="left" if leaving else "resigned")
+            await self._steps.settle_forced(table)
+        await self._after(table)
+        return table.view()
+
+    async def end(self, game_id: int, user_id: int, *, is_moderator: bool = False) -> TableView:
+        """Stop a lobby or a game with no result: the host, or a moderator (the caller
+        decides who is one, from the member's permissions)."""
+        async with self._sharing.locked(game_id) as table:
+            if not table.active:
+                raise refuse("game_over", "The game is over.")
+            if user_id != table.host_id and not is_moderator:
+                raise refuse("not_host", "Only the host or a moderator can end the game.")
+            if table.status == "lobby":
+                await self._steps.cancel_lobby(table, "ended")
+            else:
+                await self._steps.end(table, user_id)
+        await self._after(table)
+        return table.view()
+
+    async def hint(self, game_id: int, user_id: int) -> Hint:
+        """The move the hint player (medium) suggests for the asking player's turn, why,
+        and the observation it was chosen for. Computed off the event loop.
+
+        Refuses with ``game_not_started`` (a lobby), ``not_a_player``, ``not_your_turn``.
+        The same position and game always give the same hint (seeded by game and ply)."""
+        table = self._tables.find(game_id)
+        game = table.playing()
+        seat = table.person_seat(user_id)
+        if seat is None:
+            raise refuse("not_a_player", "You are not playing in this game.")
+        obs = game.observation(seat)
+        if game.current_seat != seat or not obs["legal"]:
+            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+        return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
+
+    async def move_game(self, game_id: int, channel_id: int) -> TableView:
+        """The game goes on in ``channel_id`` (a thread the transport opened for it): its
+        messages go there, commands there find it, and its old channel is free for a new
+        lobby. Stored, so a restart keeps it there."""
+        async with self._sharing.locked(game_id) as table:
+            if not table.active:
+                raise refuse("no_such_game", f"There is no game {game_id} in play.",
+                             game_id=game_id)
+            await self._move(table, channel_id)
+        return table.view()
+
+    async def _move(self, table: Table, channel_id: int) -> None:
+        if channel_id == table.channel_id:
+            return
+        async with self._tables.channel_lock:
+            self._tables.check_channel_free(channel_id)
+            await self.store.games.move_game(table.id, channel_id, now=self.clock.now())
+            self._tables.move(table, channel_id)
+
+    # -- what is due -----------------------------------------------------------------------
+
+    async def check_timers(self) -> None:
+        """Do what is due now: cancel idle lobbies; remind, act for, and finally free
+        absent players; play a computer's turn nobody is playing. With several processes
+        on PostgreSQL, shared with them: what is due in any game, claimed by one each."""
+        for game_id, what in await self._sharing.due(self.clock.now()):
+            table: Table | None = None
+            try:
+                await self._sharing.catch_up(game_id)  # a game another process ran
+                async with self._sharing.locked(game_id) as table:
+                    if what == COMPUTER and not self._computers.thinking(game_id):
+                        log.warning("game %d: a computer turn nobody played in time; "
+                                    "playing it here", game_id)
+                    await self._due.do(table, self.clock.now())
+                    await self._sharing.schedule(game_id)
+            except ManagerError as exc:
+                if exc.code == "no_such_game":
+                    continue  # it ended: its chore goes with it
+                log.exception("chore %s of game %d failed", what, game_id)
+            except Exception:
+                log.exception("chore %s of game %d failed", what, game_id)
+            if table is not None:
+                await self._after(table)
+
+    async def _timer_loop(self) -> None:
+        # Real sleeping here: the clock decides what is due, not how often we look.
+        while not self._closing:
+            await asyncio.sleep(self.timer_interval)
+            try:
+                await self.check_timers()
+            except Exception:
+                # (the database may be away for a while: look again next time)
+                log.exception("could not look at what is due")
+
+    # -- telling -----------------------------------------------------------------------
+
+    async def _after(self, table: Table) -> None:
+        """After a change, its lock let go: a computer to move gets its player thinking,
+        an ended game lets its players go, and the queued events are told."""
+        if not self._closing:
+            self._computers.tidy(table)
+        await self._outbox.flush(table.id)
+
+    async def unshown_end(self, game_id: int) -> GameOver | None:
+        """How a game ended, as its ``GameOver`` said it, if its final board has not got
+        out (``end_shown``): the process that finished it died before posting it. None
+        for a game whose end was shown, in play, cancelled or unknown."""
+        return await self._final_boards.ending(game_id)
+
+    async def ends_not_shown(self) -> list[int]:
+        """The finished games whose final board has not got out."""
+        return await self._final_boards.owed()
+
+    async def end_shown(self, game_id: int) -> None:
+        """The listener posted the game's final board (``GameOver``): a later restart or
+        take-over need not."""
+        await self._final_boards.shown(game_id)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while a table is shown again after a restart or a take-over, so two
+        processes never both post what its channel is missing (a no-op on one process)."""
+        return self._sharing.showing(game_id)
+
+
+__all__ = ["GameManager", "ManagerError"]

@@ -1,0 +1,106 @@
+"""Telling the listeners: each game's events in commit order, and the final-board mark.
+
+A change queues its events while its game's lock is held and they are told after the lock
+is let go (``flush``), one game's events one at a time and in order, to every listener in
+turn. A listener that raises is logged and skipped: a game never stops because a message
+could not be shown.
+
+The final-board mark is the store's note that a finished game's last board got out: a
+process that died between the last move's commit and its board leaves a final board owed,
+which a restart or another process posts (``FinalBoards``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from .events import Event, GameOver, Listener
+from .restore import Restorer
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Outbox:
+    """The listeners, and each game's events still to be told."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._queues: dict[int, deque[Event]] = {}
+        self._telling: set[int] = set()  # games whose events are being told now
+        # told when a game's queue is empty again (several processes: the promise to
+        # announce, written with the change, is kept)
+        self._emptied: list[Callable[[int], Awaitable[None]]] = []
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        self._listeners.remove(listener)
+
+    def when_emptied(self, hook: Callable[[int], Awaitable[None]]) -> None:
+        """Call ``hook(game_id)`` each time a game's queue has been told to the end."""
+        self._emptied.append(hook)
+
+    def queue(self, game_id: int, event: Event) -> None:
+        self._queues.setdefault(game_id, deque()).append(event)
+
+    def busy(self, game_id: int) -> bool:
+        """Whether this game's events are being told, or waiting to be."""
+        return game_id in self._telling or bool(self._queues.get(game_id))
+
+    async def flush(self, game_id: int) -> None:
+        """Tell a game's queued events in commit order. A delivery already under way (a
+        listener's call made more) picks the new ones up itself."""
+        if game_id in self._telling:
+            return
+        self._telling.add(game_id)
+        try:
+            queue = self._queues.get(game_id)
+            while queue:
+                await self.tell(queue.popleft())
+            self._queues.pop(game_id, None)
+            for hook in self._emptied:
+                await hook(game_id)
+        finally:
+            self._telling.discard(game_id)
+
+    async def tell(self, event: Event) -> None:
+        """One event to every listener now."""
+        for listener in list(self._listeners):
+            try:
+                await listener.on_event(event)
+            except Exception:
+                log.exception("listener %r failed on %s of game %d", listener,
+                              type(event).__name__, event.game_id)
+
+    def games_queued(self) -> int:
+        """How many games have events waiting (stays 0 between games)."""
+        return len(self._queues)
+
+
+class FinalBoards:
+    """Which finished games' final boards got out (the store's ``end_shown`` mark)."""
+
+    def __init__(self, store: Store, restorer: Restorer) -> None:
+        self._store = store
+        self._restorer = restorer
+
+    async def owed(self) -> list[int]:
+        """The finished games whose final board has not got out."""
+        return await self._store.games.ends_not_shown()
+
+    async def ending(self, game_id: int) -> GameOver | None:
+        """How a game ended, as its ``GameOver`` told it, if its final board is owed. None
+        for a game whose end was shown, one in play, cancelled, or unknown."""
+        if await self._store.games.end_is_shown(game_id):
+            return None
+        rec = await self._store.games.load_game(game_id)
+        if rec is None or rec.status != "finished" or rec.snapshot is None:
+            return None
+        return (await self._restorer.restore(rec, check=False)).ending()
+
+    async def shown(self, game_id: int) -> None:
+        await self._store.games.end_shown(game_id)

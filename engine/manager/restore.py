@@ -1,0 +1,102 @@
+"""A stored game becomes a table again: at start-up, and when another process changed it.
+
+At start-up each unfinished game's snapshot is checked against its replayed action log
+(``check_snapshot``); if they differ the log wins, loudly, and its state is written back.
+A cache brought up to date (another process's change) trusts the snapshot: that process
+checked it when it wrote it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from ..factory import load, replay
+from ..game import Game
+from .store import GameRecord, GuildSettings, Store
+from .table import Table
+from .timers import Clock
+
+log = logging.getLogger(__name__)
+
+
+class Restorer:
+    """Reads tables back from the store."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    async def settings_for(self, guild_id: int | None, turn_timer: float | None
+                           ) -> GuildSettings:
+        """A table's settings: its server's, with the game's own turn timer if the host
+        set one (0: none)."""
+        settings = (await self._store.games.guild_settings(guild_id) if guild_id is not None
+                    else GuildSettings(0))
+        return with_timer(settings, turn_timer)
+
+    async def restore(self, rec: GameRecord, *, check: bool = True) -> Table:
+        """The table of a stored record; ``check``: replay the log against the snapshot."""
+        table = Table(
+            id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
+            guild_id=rec.guild_id, channel_id=rec.channel_id, host_id=rec.host_id,
+            seats=rec.seats, on_leave=rec.on_leave, created_at=rec.created_at,
+            settings=await self.settings_for(rec.guild_id, rec.turn_timer),
+            lobby_deadline=rec.lobby_deadline, turn_deadline=rec.turn_deadline,
+            turn_reminded=rec.turn_reminded, turn_timer=rec.turn_timer,
+            family_seats=rec.family_seats)
+        if rec.status == "finished" and rec.snapshot is not None:
+            table.game = load(rec.snapshot)  # how it ended, for a final board owed
+        elif rec.status == "playing" and not check and rec.snapshot is not None:
+            table.game = load(rec.snapshot)  # a cache brought up to date: no replay
+        elif rec.status == "playing":
+            table.game = check_snapshot(rec)
+            if table.game.to_dict() != rec.snapshot:
+                # The log won: write its state back so snapshot and log agree again.
+                await self._store.games.record(
+                    rec.id, [], table.game.to_dict(), now=self._clock.now(),
+                    turn_deadline=rec.turn_deadline, turn_reminded=rec.turn_reminded)
+        return table
+
+    async def load_active(self) -> list[Table]:
+        """Every lobby and game in play, checked; one that cannot be restored is logged
+        and left in the database untouched."""
+        tables = []
+        for rec in await self._store.games.load_active():
+            try:
+                tables.append(await self.restore(rec))
+            except Exception:
+                log.exception("game %d could not be restored; it stays in the database "
+                              "untouched", rec.id)
+        return tables
+
+    async def load(self, game_id: int) -> tuple[str | None, Table | None]:
+        """A game as stored now: (its status, its table if it is still active). A game
+        that does not exist is (None, None)."""
+        rec = await self._store.games.load_game(game_id)
+        if rec is None:
+            return None, None
+        if rec.status not in ("lobby", "playing"):
+            return rec.status, None
+        return rec.status, await self.restore(rec, check=False)
+
+
+def check_snapshot(rec: GameRecord) -> Game:
+    """The saved snapshot if the replayed log agrees with it; else, loudly, the log."""
+    assert rec.seed is not None
+    replayed = replay(rec.kind, len(rec.seats), rec.seed, rec.actions, **rec.options)
+    state = replayed.to_dict()
+    if rec.snapshot is not None and state == rec.snapshot:
+        return load(rec.snapshot)
+    log.error("game %d: the snapshot does not match its action log (%d actions, "
+              "snapshot at %s); restoring from the log", rec.id, len(rec.actions),
+              len(rec.snapshot["history"]) if rec.snapshot else "none")
+    return replayed
+
+
+def with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSettings:
+    """The server's settings with this game's own turn timer, if the host set one
+    (0: none)."""
+    if turn_timer is None:
+        return settings
+    return replace(settings, turn_timer=turn_timer or None)

@@ -1,0 +1,352 @@
+"""Several bot processes on one PostgreSQL: any process can change any game.
+
+Discord sends every DM click to the process running shard 0, whatever server the game is
+in, so a game cannot belong to the process that started it. Instead:
+
+- A change takes the game's lock in the database (``SharedLock``: this process's own
+  asyncio lock, then ``store.shared.SharedGames.locked``), compares the stored version
+  with the one its cache was read at, reloads the game from the store when they differ,
+  and only then checks the move (the button's ply), applies it with the engine and
+  commits. So a cache is only ever trusted under the lock and at the stored version, and
+  a double click that two processes receive is refused as ``already_played`` by the
+  second, exactly as one process refuses it.
+- After a change the process notifies the others (``NOTIFY``); they reload that game into
+  their caches, so their quick reads (whose turn, who sits where) follow within
+  milliseconds. A periodic look at every active game's version (``resync``) catches
+  whatever a lost notice or a lost listener connection missed: new games are adopted,
+  finished ones dropped, changed ones reloaded.
+- What each game waits for next (``deadlines``) is its row in ``chores``, written last in
+  every change's own transaction and claimed by any live process when due, for
+  ``CHORE_CLAIM`` seconds. A computer's turn is claimed by the process that made the move
+  before it, which plays it at once; if that process dies, its claims are taken over.
+- Every change under the lock also promises, in its transaction, that this process will
+  tell it (``deliveries``); a promise not kept within ``PROMISE`` seconds, or whose
+  process is gone, is taken over by another, which shows the table again (``ShowAgain``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import TracebackType
+
+from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
+from ..events import ShowAgain
+from ..outbox import FinalBoards, Outbox
+from ..restore import Restorer
+from ..store import Store
+from ..store.postgres import PostgresDatabase
+from ..store.shared import ChoreRow, SharedGames
+from ..table import Table, Tables
+from ..timers import Clock
+from .locks import GameLocks
+
+log = logging.getLogger(__name__)
+
+
+class SharedLock:
+    """One game's lock across processes, which also brings the cache up to date.
+
+    ``reload`` rebuilds this process's table of the game from the store (called with the
+    lock held); ``version`` is the stored version the cache was last read at."""
+
+    def __init__(self, shared: SharedGames, game_id: int, local: asyncio.Lock,
+                 reload: Callable[[], Awaitable[None]], version: str | None,
+                 owner: str, chore: Callable[[], ChoreRow], promise: float) -> None:
+        self.local = local  # one change at a time inside this process too
+        self._shared = shared
+        self.game_id = game_id
+        self._owner = owner
+        self._chore = chore
+        self._promise = promise
+        self._reload = reload
+        self.version = version
+        self._held: contextlib.AbstractAsyncContextManager[None] | None = None
+        self._entered_at: str | None = None
+
+    def locked(self) -> bool:
+        return self.local.locked()
+
+    async def __aenter__(self) -> SharedLock:
+        await self.local.acquire()
+        try:
+            held = self._shared.locked(self.game_id, self._owner, chore=self._chore,
+                                       promise=self._promise)
+            await held.__aenter__()
+            self._held = held
+            try:
+                await self._catch_up()
+            except BaseException:
+                self._held = None
+                await held.__aexit__(None, None, None)
+                raise
+        except BaseException:
+            self.local.release()
+            raise
+        self._entered_at = self.version
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc: BaseException | None, tb: TracebackType | None) -> None:
+        held, self._held = self._held, None
+        try:
+            version = await self._shared.version(self.game_id)
+            if version != self._entered_at:
+                self.version = version
+                await self._shared.notify(self.game_id)
+        finally:
+            try:
+                if held is not None:
+                    await held.__aexit__(None, None, None)
+            finally:
+                self.local.release()
+
+    async def refresh(self) -> None:
+        """Another process said this game changed: catch up, holding only the local lock
+        (a read needs no database lock: a later change is caught at the next lock). Our
+        own notices come back too: the version tells, without taking any lock."""
+        if await self._shared.version(self.game_id) == self.version:
+            return
+        async with self.local:
+            await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        version = await self._shared.version(self.game_id)
+        if version != self.version:
+            # read the version first: what is loaded is at least that new, so a change in
+            # between only costs one more reload at the next lock, never a stale cache
+            await self._reload()
+            self.version = version
+
+
+class SharedDatabase:
+    """The ``Sharing`` of one process among several on the same PostgreSQL."""
+
+    def __init__(self, store: Store, tables: Tables, restorer: Restorer, outbox: Outbox,
+                 final_boards: FinalBoards, clock: Clock, *, computer_delay: float,
+                 claim: float = CHORE_CLAIM, promise: float = PROMISE,
+                 resync_every: float) -> None:
+        db = store.database
+        assert isinstance(db, PostgresDatabase)
+        self.games = SharedGames(db)
+        self._tables = tables
+        self._restorer = restorer
+        self._outbox = outbox
+        self._final_boards = final_boards
+        self._clock = clock
+        self._computer_delay = computer_delay
+        self._claim = claim
+        self._promise = promise
+        self.resync_every = resync_every
+        self._locals = GameLocks()
+        self._locks: dict[int, SharedLock] = {}
+        # who owes announcements in ``deliveries`` and holds claims in ``chores``: this
+        # process, for this run (its connections carry the name, so the others can see
+        # whether it is still alive)
+        self.owner = db.session
+        self.closing = False
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+
+    # -- the games' locks ----------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def locked(self, game_id: int) -> AsyncIterator[Table]:
+        table = self._tables.find(game_id)
+        async with self._lock(game_id):
+            yield self._tables.get(game_id) or table
+        if game_id not in self._tables:
+            self._forget(game_id)
+
+    def busy(self, game_id: int) -> bool:
+        return self._locals.locked(game_id)
+
+    def holding_all(self) -> contextlib.AbstractAsyncContextManager[None]:
+        # the local half is enough to wait for what this process is doing to its games
+        return self._locals.holding_all()
+
+    def _lock(self, game_id: int, version: str | None = None) -> SharedLock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            async def reload() -> None:
+                await self._reload(game_id)
+
+            lock = self._locks[game_id] = SharedLock(
+                self.games, game_id, self._locals.of(game_id), reload, version, self.owner,
+                lambda: self._chore_row(game_id), self._promise)
+        return lock
+
+    def _forget(self, game_id: int) -> None:
+        lock = self._locks.get(game_id)
+        if lock is not None and not lock.locked():
+            del self._locks[game_id]
+            self._locals.forget(game_id)
+
+    def _chore(self, game_id: int) -> Chore:
+        return next_chore(self._tables.get(game_id), self._clock.now(),
+                          computer_delay=self._computer_delay,
+                          playing_here=not self.closing, claim=self._claim)
+
+    def _chore_row(self, game_id: int) -> ChoreRow:
+        chore = self._chore(game_id)
+        return chore.what, chore.due_at, chore.claimed_until
+
+    # -- caches that follow the store --------------------------------------------------
+
+    async def _reload(self, game_id: int) -> None:
+        """Bring this process's table of ``game_id`` to what the store holds (its lock is
+        held): another process changed it. A game that ended elsewhere is dropped."""
+        status, fresh = await self._restorer.load(game_id)
+        if fresh is not None:
+            self._tables.put(fresh)
+            return
+        old = self._tables.get(game_id)
+        if old is not None:
+            self._tables.close(old, status or "cancelled")
+
+    async def _adopt(self, game_id: int) -> None:
+        """A lobby or game another process made: hold it here too."""
+        version = await self.games.version(game_id)
+        _, table = await self._restorer.load(game_id)
+        if table is None or game_id in self._tables:
+            return  # ended, or adopted meanwhile
+        self._lock(game_id, version)
+        self._tables.put(table)
+
+    async def catch_up(self, game_id: int) -> None:
+        """A click may come faster than the news of the move before it (a DM reaches shard
+        0's process however far the other is): one query, and a reload only if another
+        process changed the game, or it is one this process has not heard of yet."""
+        lock = self._locks.get(game_id)
+        if lock is None or game_id not in self._tables:
+            await self._adopt(game_id)
+        else:
+            await lock.refresh()
+
+    async def load(self) -> None:
+        # versions first: a game changed while loading is reloaded at its next lock
+        versions = await self.games.active_versions()
+        for table in await self._restorer.load_active():
+            self._lock(table.id, versions.get(table.id))
+            self._tables.put(table)
+
+    # -- chores and announcements ------------------------------------------------------
+
+    async def created(self, table: Table) -> None:
+        self._lock(table.id)
+        await self.schedule(table.id)  # its time-out
+        await self.games.notify(table.id)
+
+    async def due(self, now: float) -> list[tuple[int, str]]:
+        return await self.games.claim_due(self.owner, now, self._claim)
+
+    async def schedule(self, game_id: int) -> None:
+        await self.games.schedule(game_id, self._chore_row(game_id), self.owner)
+
+    async def delivered(self, game_id: int) -> None:
+        """The promise written with the change is kept. (Not while the lock is held: a
+        change being made now has promised again, and its events are still to come.)"""
+        if self._locals.locked(game_id):
+            return
+        try:
+            await self.games.delivered(game_id, self.owner)
+        except Exception:
+            # the promise then runs out and another process shows the table again, which
+            # posts only what is missing: late, never doubled
+            log.warning("could not mark game %d's announcements delivered", game_id,
+                        exc_info=True)
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self.games.showing(game_id)
+
+    async def _show_again(self, game_id: int) -> None:
+        """The process that changed this game died before it had told everything: tell
+        the listeners to show it again (a game that ended: how it ended, if its final
+        board is owed)."""
+        if game_id not in self._tables:
+            await self._adopt(game_id)
+        table = self._tables.get(game_id)
+        if table is None:
+            ending = await self._final_boards.ending(game_id)
+            if ending is not None:
+                await self._outbox.tell(ShowAgain(ending.table, ending))
+            await self.delivered(game_id)
+            return
+        self._outbox.queue(game_id, ShowAgain(table.view()))
+        await self._outbox.flush(game_id)
+
+    # -- following the others ----------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.games.heal(self._clock.now(), LOOK)
+        await self._listen()
+        self._task = asyncio.create_task(self._loop(), name="sharing-resync")
+
+    async def close(self) -> None:
+        self._closed = True  # deaf first: a notice heard now starts nothing
+        await self.games.close()
+        tasks = [t for t in (self._task, *self._pending) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self.games.release(self.owner)
+        except Exception:
+            # then they run out by themselves, as a dead process's do
+            log.warning("could not let this process's chores go", exc_info=True)
+
+    def _heard(self, game_id: int) -> None:
+        if self._closed:
+            return
+        task = asyncio.create_task(self._follow(game_id), name=f"follow-{game_id}")
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _follow(self, game_id: int) -> None:
+        try:
+            await self.catch_up(game_id)
+        except Exception:
+            log.exception("could not follow the change of game %d", game_id)
+
+    async def _listen(self) -> None:
+        try:
+            await self.games.listen(self._heard)
+        except (OSError, Exception):
+            log.warning("cannot listen for other processes' changes; looking every %g s",
+                        self.resync_every, exc_info=True)
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.resync_every)
+            try:
+                if not self.games.listening:
+                    await self._listen()
+                await self.resync()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("could not look at the other processes' changes")
+
+    async def resync(self) -> None:
+        """Bring every cached game to its stored version, adopt the games this process
+        has not heard of, drop the ones that ended, show again what a dead process owed,
+        and give every active game without a chore a look."""
+        for game_id in await self.games.take_over(self.owner, self._promise):
+            log.warning("game %d: another process died before posting a change; showing "
+                        "the table again here", game_id)
+            await self._show_again(game_id)
+        stored = await self.games.active_versions()
+        for game_id, version in stored.items():
+            lock = self._locks.get(game_id)
+            if lock is None or game_id not in self._tables:
+                await self._adopt(game_id)
+            elif lock.version != version and not lock.locked():
+                await lock.refresh()
+        for game_id in [g for g in self._tables.ids() if g not in stored]:
+            lock = self._locks.get(game_id)
+            if lock is not None and not lock.locked():
+                await lock.refresh()  # ended elsewhere: the reload drops it
+        await self.games.heal(self._clock.now(), LOOK)

@@ -1,0 +1,97 @@
+"""One process on SQLite: it holds every game, so it locks and schedules them itself.
+
+The chores are the same as several processes keep in the database (``deadlines``), kept
+here in a dict: written when a change lets its game's lock go, claimed when due, done by
+the manager the same way. Nothing is shared, so there is nobody to tell and no cache to
+catch up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+from ..deadlines import CHORE_CLAIM, Chore, next_chore
+from ..restore import Restorer
+from ..table import Table, Tables
+from ..timers import Clock
+from .locks import GameLocks
+
+
+class OneProcess:
+    """The ``Sharing`` of a process that is alone with its database."""
+
+    def __init__(self, tables: Tables, restorer: Restorer, clock: Clock, *,
+                 computer_delay: float, claim: float = CHORE_CLAIM) -> None:
+        self._tables = tables
+        self._restorer = restorer
+        self._clock = clock
+        self._computer_delay = computer_delay
+        self._claim = claim
+        self._locks = GameLocks()
+        self._chores: dict[int, Chore] = {}
+        self.closing = False
+
+    @contextlib.asynccontextmanager
+    async def locked(self, game_id: int) -> AsyncIterator[Table]:
+        table = self._tables.find(game_id)
+        async with self._locks.of(game_id):
+            try:
+                yield self._tables.get(game_id) or table
+            finally:
+                self._schedule(game_id)
+        if game_id not in self._tables:
+            self._locks.forget(game_id)
+
+    def busy(self, game_id: int) -> bool:
+        return self._locks.locked(game_id)
+
+    def holding_all(self) -> contextlib.AbstractAsyncContextManager[None]:
+        return self._locks.holding_all()
+
+    async def load(self) -> None:
+        for table in await self._restorer.load_active():
+            self._tables.put(table)
+
+    async def start(self) -> None:
+        for game_id in self._tables.ids():
+            self._schedule(game_id)
+
+    async def close(self) -> None:
+        pass
+
+    async def catch_up(self, game_id: int) -> None:
+        pass  # this process made every change itself
+
+    async def created(self, table: Table) -> None:
+        self._schedule(table.id)
+
+    async def due(self, now: float) -> list[tuple[int, str]]:
+        found = sorted((c.due_at or 0.0, g) for g, c in self._chores.items() if c.due(now))
+        for _, game_id in found:
+            chore = self._chores[game_id]
+            self._chores[game_id] = replace(chore, claimed_until=now + self._claim)
+        return [(game_id, self._chores[game_id].what) for _, game_id in found]
+
+    async def schedule(self, game_id: int) -> None:
+        self._schedule(game_id)
+
+    async def delivered(self, game_id: int) -> None:
+        pass  # nobody else would show it
+
+    def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return contextlib.nullcontext()
+
+    def _schedule(self, game_id: int) -> None:
+        table = self._tables.get(game_id)
+        chore = next_chore(table, self._clock.now(), computer_delay=self._computer_delay,
+                           playing_here=not self.closing, claim=self._claim)
+        if chore.due_at is None:
+            self._chores.pop(game_id, None)
+        else:
+            self._chores[game_id] = chore
+
+    def chore_of(self, game_id: int) -> Chore | None:
+        """What ``game_id`` waits for (None: nothing due at any time)."""
+        return self._chores.get(game_id)
