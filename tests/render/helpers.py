@@ -11,7 +11,7 @@ from PIL import Image
 
 import engine
 from render.geometry import DEFAULT_CELL, Geometry, geometry_for
-from render.marks import disc_centre, disc_diameter, ring_width
+from render.marks import badge_box, ring_width
 from render.palette import CHIPS, RGB
 
 
@@ -69,14 +69,16 @@ def chip_colour_at(image: Image.Image, xy: tuple[int, int]) -> str | None:
     return None
 
 
-def mark_probe(geo: Geometry, index: int) -> tuple[int, int]:
-    """A point on the numbered disc of space ``index``, left of its number (the digits sit
-    in the middle; the disc's colour is what says "a mark")."""
-    cx, cy = disc_centre(geo, index)
-    return cx - round(disc_diameter(geo.cell) * 0.34), cy
+def mark_probe(geo: Geometry, index: int, number: int = 1) -> tuple[int, int]:
+    """A point on the numbered badge of space ``index``, left of its number (the digits
+    sit in the middle; the badge's colour is what says "a mark")."""
+    x0, y0, _x1, y1 = badge_box(geo, index, number)
+    return x0 + round((y1 - y0) * 0.15), (y0 + y1) // 2
 
 
 def ring_probe(geo: Geometry, index: int) -> tuple[int, int]:
-    """A point on the ring a mark draws along the bottom edge of space ``index``."""
-    x0, _y0, x1, y1 = geo.box(index)
-    return (x0 + x1) // 2, y1 - 2 - ring_width(geo.cell) // 2
+    """A point on the ring a mark draws along the left edge of space ``index`` (the badge
+    covers the bottom-right corner)."""
+    x0, y0, _x1, y1 = geo.box(index)
+    return x0 + 1 + ring_width(geo.cell) // 2, (y0 + y1) // 2
+
