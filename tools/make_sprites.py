@@ -55,6 +55,8 @@ def render_glyph(font: ImageFont.FreeTypeFont, char: str) -> Image.Image:
     return canvas.crop(bbox)
 
 
+RGB = tuple[int, int, int]
+
 # The ostrich's colours: a near-black body, white plumes, pinkish skin on the neck and legs
 # (with a darker edge so they stand out on the pale board space), a yellowish beak.
 BODY = (52, 44, 46)
@@ -68,27 +70,46 @@ EYE_WHITE = (255, 255, 255)
 EYE = (20, 20, 24)
 
 
-def draw_ostrich(size: int = 512) -> Image.Image:
-    """An ostrich facing left, drawn on a 512-unit grid scaled to ``size``, cropped to its
-    visible pixels. Drawn large and scaled down by ``fit_square`` for smooth edges."""
-    s = size / 512
-    image = Image.new("RGBA", (round(size * 1.2), size), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(image)
+class Pen:
+    """Drawing on a grid of 512 units a side, scaled to ``size`` pixels, for the animals
+    drawn by hand. Drawn large and scaled down by ``fit_square`` for smooth edges."""
 
-    def at(x: float, y: float) -> tuple[float, float]:
-        return (x * s, y * s)
+    def __init__(self, size: int = 512, width: float = 1.2) -> None:
+        self.s = size / 512
+        self.image = Image.new("RGBA", (round(size * width), size), (0, 0, 0, 0))
+        self.draw = ImageDraw.Draw(self.image)
 
-    def oval(cx: float, cy: float, rx: float, ry: float, fill: tuple[int, int, int],
-             outline: tuple[int, int, int] | None = None, width: float = 0) -> None:
-        draw.ellipse((*at(cx - rx, cy - ry), *at(cx + rx, cy + ry)), fill=fill,
-                     outline=outline, width=round(width * s))
+    def at(self, x: float, y: float) -> tuple[float, float]:
+        return (x * self.s, y * self.s)
 
-    def stroke(points: list[tuple[float, float]], fill: tuple[int, int, int],
-               width: float) -> None:
-        draw.line([at(x, y) for x, y in points], fill=fill, width=round(width * s),
-                  joint="curve")
+    def oval(self, cx: float, cy: float, rx: float, ry: float, fill: RGB,
+             outline: RGB | None = None, width: float = 0) -> None:
+        self.draw.ellipse((*self.at(cx - rx, cy - ry), *self.at(cx + rx, cy + ry)), fill=fill,
+                          outline=outline, width=round(width * self.s))
+
+    def stroke(self, points: list[tuple[float, float]], fill: RGB, width: float) -> None:
+        """A thick line with round joints and round ends."""
+        self.draw.line([self.at(x, y) for x, y in points], fill=fill,
+                       width=round(width * self.s), joint="curve")
         for x, y in (points[0], points[-1]):  # round ends
-            oval(x, y, width / 2, width / 2, fill)
+            self.oval(x, y, width / 2, width / 2, fill)
+
+    def polygon(self, points: list[tuple[float, float]], fill: RGB, outline: RGB | None = None,
+                width: float = 0) -> None:
+        self.draw.polygon([self.at(x, y) for x, y in points], fill=fill, outline=outline,
+                          width=round(width * self.s))
+
+    def cropped(self) -> Image.Image:
+        """The picture cropped to its visible pixels."""
+        bbox = self.image.getchannel("A").getbbox()
+        assert bbox is not None
+        return self.image.crop(bbox)
+
+
+def draw_ostrich(size: int = 512) -> Image.Image:
+    """An ostrich facing left, cropped to its visible pixels."""
+    pen = Pen(size)
+    oval, stroke = pen.oval, pen.stroke
 
     def feather(cx: float, cy: float, length: float, width: float, angle: float) -> None:
         a = math.radians(angle)
@@ -96,9 +117,9 @@ def draw_ostrich(size: int = 512) -> Image.Image:
         for k in range(24):
             t = 2 * math.pi * k / 24
             x, y = length * math.cos(t), width * math.sin(t) * (1 - 0.3 * math.cos(t))
-            points.append(at(cx + x * math.cos(a) - y * math.sin(a),
-                             cy + x * math.sin(a) + y * math.cos(a)))
-        draw.polygon(points, fill=PLUME, outline=PLUME_EDGE, width=round(4 * s))
+            points.append((cx + x * math.cos(a) - y * math.sin(a),
+                           cy + x * math.sin(a) + y * math.cos(a)))
+        pen.polygon(points, PLUME, PLUME_EDGE, 4)
 
     # Legs behind the body: thick thighs, long shanks, long toes pointing forward.
     for hip, knee, ankle, toe in (((296, 330), (316, 404), (294, 490), (244, 500)),
@@ -128,13 +149,10 @@ def draw_ostrich(size: int = 512) -> Image.Image:
         feather(cx, cy, 86, 30, angle)
     # A small head with a big eye and a flat beak pointing left.
     oval(128, 56, 38, 33, SKIN, SKIN_EDGE, 5)
-    draw.polygon([at(104, 48), at(44, 66), at(104, 80)], fill=BEAK, outline=BEAK_EDGE,
-                 width=round(4 * s))
+    pen.polygon([(104, 48), (44, 66), (104, 80)], BEAK, BEAK_EDGE, 4)
     oval(126, 50, 11, 11, EYE_WHITE)
     oval(123, 50, 7, 7, EYE)
-    bbox = image.getchannel("A").getbbox()
-    assert bbox is not None
-    return image.crop(bbox)
+    return pen.cropped()
 
 
 def fit_square(img: Image.Image, size: int) -> Image.Image:
