@@ -17,7 +17,7 @@ from .geometry import geometry_for
 from .marks import draw_space_mark
 from .words import t
 
-CHOICE_CELL = 52  # 59% of the board message's 88: the whole board fits a phone's width
+CHOICE_CELL = 60  # 392 px wide: a phone 400 px wide never shrinks it, marks' digits stay 24 px
 ALT_LIMIT = 1024  # Discord's limit for an attachment's description
 
 

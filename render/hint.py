@@ -1,5 +1,5 @@
 """A board for ``/sequence hint``: the suggested space carries the choice picture's mark
-"1" (a magenta ring and a numbered disc, round the chip when a chip is to be taken away),
+"1" (a magenta ring and a numbered badge, round the chip when a chip is to be taken away),
 so a hint reads like a choice with one answer: "play Lion on 1"."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def test_the_hint_picture_marks_the_space_with_the_choice_mark_1() -> None:
     geo = geometry_for(obs, HINT_CELL)
     index = geo.index(action.partition("@")[2])
     assert index is not None
-    # The numbered disc sits in the space's corner and the ring runs along its edge.
+    # The numbered badge sits in the space's corner and the ring runs along its edge.
     assert image.getpixel(mark_probe(geo, index)) == MARK
     assert image.getpixel(ring_probe(geo, index)) == MARK
     assert hint_png(obs, "dead:lion", names=["Alice", "Bob"]) is None
