@@ -1,6 +1,7 @@
 """The import rule of docs/ARCHITECTURE.md, checked by reading every module's imports with ast.
 
-bot.py -> cogs -> (engine.manager, render) -> engine core. The engine core imports only
+bot.py -> (cogs, runtime) ; cogs -> (engine.manager, render) -> engine core; runtime (the
+service around the adapter: settings, logs, the link to Discord) imports no cog. The engine core imports only
 the standard library; engine's async ring (``engine.manager`` and its subpackages: the
 manager, events, timers, the store) alone may add asyncio, sqlite3, aiosqlite and asyncpg; render
 may add Pillow and the engine; only cogs/ and bot.py import discord. No import cycles
@@ -75,12 +76,14 @@ def allowed(module: str, imported: str) -> bool:
         )
     if module.startswith("cogs") or module == "bot":
         return first != "tests"
+    if module.startswith("runtime"):
+        return first not in {"tests", "cogs", "bot"}
     return True
 
 
 def source_files() -> list[Path]:
     files = [ROOT / "bot.py"]
-    for package in ("engine", "render", "cogs"):
+    for package in ("engine", "render", "cogs", "runtime"):
         files.extend(sorted((ROOT / package).rglob("*.py")))
     return [f for f in files if f.exists()]
 
@@ -92,11 +95,11 @@ def test_module_imports_follow_the_layering(path: Path) -> None:
     assert not wrong, f"{module} may not import {wrong} (see docs/ARCHITECTURE.md)"
 
 
-def test_only_cogs_and_bot_import_discord() -> None:
+def test_only_cogs_runtime_and_bot_import_discord() -> None:
     offenders = [
         str(p.relative_to(ROOT))
         for p in source_files()
-        if not (module_name(p).startswith("cogs") or module_name(p) == "bot")
+        if not (module_name(p).startswith(("cogs", "runtime")) or module_name(p) == "bot")
         and any(top(i) == "discord" for i in imports_of(p))
     ]
     assert not offenders
@@ -108,6 +111,7 @@ def test_the_rule_catches_a_core_module_importing_pil(tmp_path: Path) -> None:
     assert not allowed("engine.kids", "asyncio")
     assert not allowed("engine.kids", "engine.manager")
     assert allowed("engine.manager", "asyncio")
+    assert not allowed("runtime.link", "cogs.table")
     assert allowed("engine.manager.store", "aiosqlite")
     assert allowed("engine.manager.store.postgres", "asyncpg")
     assert not allowed("engine.kids", "asyncpg")

@@ -29,7 +29,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from bot import Settings
+from runtime.settings import Settings
 
 log = logging.getLogger("sequence.backup")
 

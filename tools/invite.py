@@ -21,7 +21,8 @@ import sys
 
 import aiohttp
 
-from bot import Settings, SettingsError, invite_url
+from runtime.invite import invite_url
+from runtime.settings import Settings, SettingsError
 
 log = logging.getLogger("sequence.invite")
 

@@ -20,9 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.manager.store import Store, StoreError
+from engine.manager.store import Store, StoreError, redacted
 from engine.manager.store.database import Row, Tx
-from engine.manager.store.postgres import redacted
 
 log = logging.getLogger(__name__)
 

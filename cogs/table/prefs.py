@@ -3,16 +3,24 @@
 The only writer of these preferences: ``/sequence settings`` tells this object what
 changed (after the store saved it), interactions tell it which language a person reads.
 Loaded from the store when the bot starts, before any cog, so a cog that fails to load
-never costs a server its language or layout.
+never costs a server its language or layout. With several processes on one database,
+another process may change them: ``follow`` reads them again every few seconds.
 """
 
 from __future__ import annotations
+
+import asyncio
+import logging
 
 import discord
 
 from engine.manager.store import GameLog, Layout
 
 from ..i18n import lang_of
+
+log = logging.getLogger(__name__)
+
+FOLLOW_EVERY = 10.0  # seconds: several processes read the servers' preferences again
 
 
 class Preferences:
@@ -25,11 +33,33 @@ class Preferences:
         self._threads: set[int] = set()  # servers whose games run in threads of their own
         # the language each person's client shows, as last seen: their DMs use it
         self._user_lang: dict[int, str] = {}
+        self._following: asyncio.Task[None] | None = None
 
     async def load(self, games: GameLog, layout: Layout) -> None:
         self._server_lang = await games.guild_locales()
         self._tidy = await layout.tidy_guilds()
         self._threads = await layout.thread_guilds()
+
+    def follow(self, games: GameLog, layout: Layout) -> None:
+        """Read the preferences again every ``FOLLOW_EVERY`` seconds (several processes: a
+        setting changed through another one shows here within that time; a process sees
+        its own changes at once)."""
+        if self._following is None:
+            self._following = asyncio.create_task(self._follow(games, layout),
+                                                  name="follow-preferences")
+
+    def stop(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
+            self._following = None
+
+    async def _follow(self, games: GameLog, layout: Layout) -> None:
+        while True:
+            await asyncio.sleep(FOLLOW_EVERY)
+            try:
+                await self.load(games, layout)
+            except Exception:
+                log.warning("could not read the servers' preferences again", exc_info=True)
 
     # ------------------------------------------------------------------ languages
     def guild_lang(self, guild_id: int | None) -> str:

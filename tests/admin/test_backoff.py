@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot import Backoff, ReconnectLine
+from runtime.link import Backoff, ReconnectLine
 
 
 def test_the_wait_doubles_up_to_the_cap() -> None:

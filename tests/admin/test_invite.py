@@ -7,7 +7,7 @@ import base64
 import sys
 from pathlib import Path
 
-from bot import bot_permissions, invite_url
+from runtime.invite import bot_permissions, invite_url
 from tests.e2e.test_bot_process import bot_env
 from tests.fakediscord import FakeDiscord
 from tools.invite import application_id_from_token

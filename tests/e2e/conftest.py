@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import SequenceBot, Settings
+from bot import SequenceBot
+from runtime.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import DEFAULT_API_BASE, RedactToken, Settings, SettingsError
+from runtime.logs import RedactToken
+from runtime.settings import DEFAULT_API_BASE, Settings, SettingsError
 
 
 def test_only_the_token_is_required() -> None:

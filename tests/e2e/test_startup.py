@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import bot_permissions
+from runtime.invite import bot_permissions
 from tests.e2e.test_bot_process import bot_env, run_bot
 from tests.fakediscord import FakeDiscord
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import bot as bot_module
+from cogs.table import prefs
 from engine.manager import Store
 from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
@@ -191,7 +191,7 @@ async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path)
 async def test_a_server_setting_changed_by_another_process_shows_here_soon(
         tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
-    monkeypatch.setattr(bot_module, "PREFERENCES_EVERY", 0.1)
+    monkeypatch.setattr(prefs, "FOLLOW_EVERY", 0.1)
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         with fake.pointed_at():

@@ -21,8 +21,8 @@ from engine.manager.store import (
     StoreError,
     migration_files,
     open_store,
+    redacted,
 )
-from engine.manager.store.postgres import redacted
 
 
 def test_both_backends_have_the_same_numbered_migrations() -> None:

@@ -35,6 +35,7 @@ from .database import (
     SchemaTooNew,
     StoreError,
     migration_files,
+    redacted,
 )
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
@@ -168,4 +169,5 @@ __all__ = [
     "TableManners",
     "migration_files",
     "open_store",
+    "redacted",
 ]

@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 T = TypeVar("T")
 
@@ -159,3 +160,15 @@ def numbered(sql: str) -> str:
         return f"${counter}"
 
     return _PLACEHOLDER.sub(swap, sql)
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=f"{user}{host}"))

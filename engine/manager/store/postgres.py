@@ -25,7 +25,6 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterat
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
@@ -37,6 +36,7 @@ from .database import (
     Tx,
     migration_files,
     numbered,
+    redacted,
 )
 
 log = logging.getLogger(__name__)
@@ -56,18 +56,6 @@ SESSION_PREFIX = "sequence-bot:"
 @functools.lru_cache(maxsize=512)
 def _sql(text: str) -> str:
     return numbered(text)
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    return urlunsplit(parts._replace(netloc=f"{user}{host}"))
 
 
 @dataclass

@@ -1,0 +1,153 @@
+"""The bot's settings, from the environment and ``.env`` (see ``.env.example``).
+
+Standard library only (and the store's password redaction): tools that need a setting but
+not Discord (``tools/backup.py``, ``tools/invite.py``) import this without discord.py.
+A setting that is missing or malformed raises ``SettingsError`` saying what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.manager.store import redacted
+
+DEFAULT_API_BASE = "https://discord.com/api/v10"
+DEFAULT_DATABASE_PATH = Path("data/sequence.db")
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str
+    database_path: Path
+    dev_guild_id: int | None = None
+    log_level: str = "INFO"
+    api_base: str = DEFAULT_API_BASE
+    gateway_url: str = DEFAULT_GATEWAY_URL
+    computer_delay: float = 1.5
+    reconnect_base_delay: float = 1.0
+    reconnect_max_delay: float = 30.0
+    # postgresql://user@host:port/dbname: PostgreSQL instead of the SQLite file (several
+    # processes can share it); when set it wins over database_path
+    database_url: str | None = None
+    # messages the bot posts in one channel in any 5 s at most (Discord allows about 5);
+    # 0: no pace of its own (a test server without Discord's limits)
+    channel_pace: int = 5
+    # Discord's sharding: how many shards the bot has in all, and which of them this process
+    # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_count is not None
+
+    @property
+    def runs_shard_zero(self) -> bool:
+        """Shard 0 gets every DM; its process is also the one that syncs the commands."""
+        return self.shard_ids is None or 0 in self.shard_ids
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        token = env.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise SettingsError(
+                "DISCORD_TOKEN is not set: copy .env.example to .env and put your bot's token "
+                "in it (Discord Developer Portal > your application > Bot > Token).")
+        guild = env.get("DEV_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise SettingsError(f"DEV_GUILD_ID must be a server id (digits), not {guild!r}.")
+        delay = _seconds(env, "COMPUTER_DELAY", 1.5)
+        base = _seconds(env, "RECONNECT_BASE_DELAY", 1.0)
+        cap = _seconds(env, "RECONNECT_MAX_DELAY", 30.0)
+        if base <= 0 or cap < base:
+            raise SettingsError("RECONNECT_BASE_DELAY must be above 0 and at most "
+                                "RECONNECT_MAX_DELAY.")
+        return cls(
+            token=token,
+            database_path=cls.database_path_from(env),
+            dev_guild_id=int(guild) if guild else None,
+            log_level=(env.get("LOG_LEVEL", "") or "INFO").upper(),
+            api_base=(env.get("DISCORD_API_BASE", "") or DEFAULT_API_BASE).rstrip("/"),
+            gateway_url=env.get("DISCORD_GATEWAY_URL", "") or DEFAULT_GATEWAY_URL,
+            computer_delay=delay,
+            reconnect_base_delay=base,
+            reconnect_max_delay=cap,
+            database_url=cls.database_url_from(env),
+            channel_pace=_count(env, "CHANNEL_PACE", 5),
+            **cls.shards_from(env),
+        )
+
+    @staticmethod
+    def shards_from(env: Mapping[str, str]) -> dict[str, Any]:
+        """``SHARD_COUNT`` (the bot's shards in all) and ``SHARD_IDS`` (``0,1``: the ones
+        this process runs; empty: all of them)."""
+        count_text = env.get("SHARD_COUNT", "").strip()
+        ids_text = env.get("SHARD_IDS", "").strip()
+        if not count_text:
+            if ids_text:
+                raise SettingsError("SHARD_IDS needs SHARD_COUNT (the bot's shards in all, "
+                                    "e.g. SHARD_COUNT=2 SHARD_IDS=0).")
+            return {}
+        if not count_text.isdigit() or int(count_text) < 1:
+            raise SettingsError(f"SHARD_COUNT must be a whole number of shards, at least 1, "
+                                f"not {count_text!r}.")
+        count = int(count_text)
+        if not ids_text:
+            return {"shard_count": count}
+        parts = [p.strip() for p in ids_text.split(",")]
+        if not all(p.isdigit() for p in parts):
+            raise SettingsError(f"SHARD_IDS must be shard numbers separated by commas, such "
+                                f"as 0,1, not {ids_text!r}.")
+        ids = [int(p) for p in parts]
+        if len(set(ids)) != len(ids) or any(i >= count for i in ids):
+            raise SettingsError(f"SHARD_IDS must name different shards from 0 to "
+                                f"{count - 1} (SHARD_COUNT is {count}), not {ids_text!r}.")
+        return {"shard_count": count, "shard_ids": tuple(sorted(ids))}
+
+    @staticmethod
+    def database_url_from(env: Mapping[str, str]) -> str | None:
+        url = env.get("DATABASE_URL", "").strip()
+        if not url:
+            return None
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise SettingsError("DATABASE_URL must be a PostgreSQL address such as "
+                                "postgresql://user@host:5432/dbname (or leave it empty for "
+                                "the SQLite file at DATABASE_PATH).")
+        return url
+
+    @staticmethod
+    def database_path_from(env: Mapping[str, str]) -> Path:
+        """Where the database is: for the bot and for tools that need no token (backups)."""
+        return Path(env.get("DATABASE_PATH", "") or DEFAULT_DATABASE_PATH)
+
+    def __repr__(self) -> str:  # never show the token (or a password), even in a traceback
+        where = redacted(self.database_url) if self.database_url else str(self.database_path)
+        shards = (f", shards={list(self.shard_ids) if self.shard_ids else 'all'}"
+                  f" of {self.shard_count}" if self.sharded else "")
+        return (f"Settings(database={where!r}, "
+                f"dev_guild_id={self.dev_guild_id}, api_base={self.api_base!r}{shards})")
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, "") or default)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a number of seconds.") from exc
+    if value < 0:
+        raise SettingsError(f"{name} must not be negative.")
+    return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    text = (env.get(name, "") or str(default)).strip()
+    if not text.isdigit():
+        raise SettingsError(f"{name} must be a whole number, 0 or more (not {text!r}).")
+    return int(text)
