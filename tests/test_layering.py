@@ -1,12 +1,13 @@
 """The import rule of docs/ARCHITECTURE.md, checked by reading every module's imports with ast.
 
-bot.py -> (cogs, runtime) ; cogs -> (engine.manager, render) -> engine core; runtime (the
-service around the adapter: settings, logs, the link to Discord) imports no cog. The engine core imports only
-the standard library; engine's async ring (``engine.manager`` and its subpackages: the
-manager, events, timers, the store) alone may add asyncio, sqlite3, aiosqlite and asyncpg; render
-may add Pillow and the engine; only cogs/ and bot.py import discord. No import cycles
-among the shipped modules, counting imports inside functions and under TYPE_CHECKING:
-a cycle hidden behind a lazy import is still two modules that cannot be read apart.
+bot.py -> (cogs, runtime); cogs -> (engine.manager, render) -> engine core; runtime (the
+service around the adapter: settings, logs, the link to Discord) imports no cog. The
+engine core imports only the standard library; engine's async ring (``engine.manager``
+and its subpackages: the manager and its owners, the store) alone may add asyncio,
+sqlite3, aiosqlite and asyncpg; render may add Pillow and the engine; only cogs/, runtime/
+and bot.py import discord. No import cycles among the shipped modules, counting imports
+inside functions and under TYPE_CHECKING: a cycle hidden behind a lazy import is still
+two modules that cannot be read apart.
 """
 
 from __future__ import annotations
