@@ -96,18 +96,12 @@ class PostgresServer:
     def start(self) -> PostgresServer:
         self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", self.user,
                   "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
-        options = ["-c listen_addresses=127.0.0.1",
-                   f"-c unix_socket_directories={self.sockets}", "-c max_connections=200",
-                   "-c shared_buffers=32MB"]
-        if not self.durable:
-            options += ["-c fsync=off", "-c synchronous_commit=off",
-                        "-c full_page_writes=off"]
         for _ in range(5):  # a free port can be taken between asking and binding
             self.port = free_port()
             try:
                 self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l",
                           str(self.dir / "server.log"), "-w", "-t", "60", "-o",
-                          " ".join([f"-p {self.port}", *options]), "start")
+                          self._options(), "start")
                 break
             except RuntimeError:
                 if "could not bind" not in self._log_tail():
@@ -117,6 +111,30 @@ class PostgresServer:
         self.started = True
         log.info("throwaway PostgreSQL on 127.0.0.1:%d in %s", self.port, self.dir)
         return self
+
+    def _options(self) -> str:
+        options = [f"-p {self.port}", "-c listen_addresses=127.0.0.1",
+                   f"-c unix_socket_directories={self.sockets}", "-c max_connections=200",
+                   "-c shared_buffers=32MB"]
+        if not self.durable:
+            options += ["-c fsync=off", "-c synchronous_commit=off",
+                        "-c full_page_writes=off"]
+        return " ".join(options)
+
+    def pause(self) -> None:
+        """Stop the server as an admin restarting it would (``pg_ctl stop -m fast``: every
+        connection is cut at once), keeping its data directory and its port for ``resume``.
+        An outage test's database going away."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w",
+                  "stop")
+        self.started = False
+
+    def resume(self) -> None:
+        """Start the paused server again: the same data directory, the same port."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l",
+                  str(self.dir / "server.log"), "-w", "-t", "60", "-o", self._options(),
+                  "start")
+        self.started = True
 
     def url(self, dbname: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{dbname}"
