@@ -104,6 +104,9 @@ async def test_the_database_and_its_journal_are_the_owners_alone(rig: Rig) -> No
 REVIEWED_SQL = {
     'row = await self._fetchone(f"PRAGMA {name}")':
         "Connection.pragma (diagnostics): name is checked to be letters and underscores",
+    'row = await self._fetchone(f"PRAGMA {name} = {int(value)}")':
+        "Connection.pragma setting one (tests: a full disk, a read-only file): the name as "
+        "above, the value an int",
     "await self._conn.executescript(":
         "migrations: SQL files of the repository, and an int schema number",
     "await conn.execute(sql)":

@@ -8,6 +8,11 @@
   newest board messages, the thread a game moved to) and each person's DM door, so any
   process can edit or tidy any game's messages.
 
+Beside them ``store.outages`` (``Outages``): whether the database answers now, and the
+one voice that logs an outage (once when it begins, once when it ends). Every backend
+raises ``StoreUnavailable`` (a ``StoreError``) when the database cannot be used for a
+while, whatever its driver said.
+
 ``Store`` itself only opens (migrations, refusing a newer database), closes and reports
 on the database; each owner's methods live with the owner, written once against
 ``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
@@ -34,11 +39,13 @@ from .database import (
     IntegrityError,
     SchemaTooNew,
     StoreError,
+    StoreUnavailable,
     migration_files,
     redacted,
 )
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
+from .outages import Outages
 from .posted import DmDoor, NewestBoard, Posted
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
 
@@ -100,6 +107,13 @@ class Store:
         return self._db
 
     @property
+    def outages(self) -> Outages:
+        """Whether the database answers now (``down``, ``reason``); the one voice that
+        logs each outage, once when it begins and once when it ends. What must go on
+        after one waits with ``outages.wait_to_retry()``."""
+        return self._db.outages
+
+    @property
     def path(self) -> Path:
         """The SQLite file (a PostgreSQL store has none)."""
         return self._sqlite("path").path
@@ -114,9 +128,10 @@ class Store:
         """The number of the last migration applied to this database."""
         return self._db.schema_version
 
-    async def pragma(self, name: str) -> Any:
-        """The value of a PRAGMA (for tests and diagnostics)."""
-        return await self._sqlite("a PRAGMA").pragma(name)
+    async def pragma(self, name: str, value: int | None = None) -> Any:
+        """The value of a PRAGMA (for tests and diagnostics); with ``value``, set it on
+        the store's connection first."""
+        return await self._sqlite("a PRAGMA").pragma(name, value)
 
     def transaction(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
         """SQLite only: one serialised write transaction, statement by statement (the
@@ -157,6 +172,7 @@ __all__ = [
     "LeaderRow",
     "LevelRow",
     "NewestBoard",
+    "Outages",
     "Posted",
     "ResultLine",
     "ResultRecord",
@@ -166,6 +182,7 @@ __all__ = [
     "Stats",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "TableManners",
     "migration_files",
     "open_store",

@@ -20,6 +20,13 @@ The owners of the tables (``GameLog``, ``Standings``, ``Layout``) each hold this
 ``SQLiteDatabase``: they share its lock and its group commit. Their writes are
 ``async def work(tx)`` functions (see ``database.py``); here ``tx`` is ``SQLiteTx``, whose
 methods never suspend, so a whole write still runs in aiosqlite's thread in one hop.
+
+A file that cannot be written for a while (its disk full, the file or its file system
+read-only, another program holding the write lock beyond the busy timeout) is not a bug:
+the write's transaction is rolled back whole (SQLite may already have rolled it back
+itself: a full disk does), the caller gets ``StoreUnavailable``, and ``outages`` says it
+in the log once, and once again when a write succeeds. The file stays as the last
+successful commit left it.
 """
 
 from __future__ import annotations
@@ -28,8 +35,8 @@ import asyncio
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,15 +47,40 @@ from .database import (
     IntegrityError,
     Row,
     SchemaTooNew,
+    StoreUnavailable,
     Tx,
     migration_files,
     run_without_suspending,
 )
+from .outages import RETRY_EVERY, Outages
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PATH = Path("data") / "sequence.sqlite3"
 T = TypeVar("T")
+
+#: SQLite's result codes (``sqlite3.Error.sqlite_errorname``, extended codes included)
+#: that mean the file cannot be written for a while, and how the log says it.
+_UNAVAILABLE = (
+    ("SQLITE_FULL", "the disk is full"),
+    ("SQLITE_READONLY", "the file is read-only"),
+    ("SQLITE_BUSY", "another program holds the write lock"),
+    ("SQLITE_LOCKED", "another program holds the write lock"),
+    ("SQLITE_IOERR", "a disk I/O error"),
+    ("SQLITE_CANTOPEN", "the file cannot be opened"),
+)
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """A few words for the log if ``exc`` says the file cannot be written for a while,
+    else None."""
+    if not isinstance(exc, sqlite3.OperationalError | sqlite3.DatabaseError):
+        return None
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    for prefix, reason in _UNAVAILABLE:
+        if name == prefix or name.startswith(prefix + "_"):
+            return reason
+    return None
 
 
 class SQLiteTx:
@@ -105,9 +137,12 @@ class SQLiteDatabase:
 
     backend = "sqlite"
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: Path, *,
+                 retry_every: float = RETRY_EVERY) -> None:
         self._conn = conn
         self.path = path
+        #: the one voice that says when the file cannot be written, and when it can again
+        self.outages = Outages(failing="cannot be written", retry_every=retry_every)
         self._lock = asyncio.Lock()
         self.schema_version = 0
         self.group_commit = True
@@ -183,11 +218,17 @@ class SQLiteDatabase:
                 version = number
             self.schema_version = version
 
-    async def pragma(self, name: str) -> Any:
-        """The value of a PRAGMA (for tests and diagnostics)."""
+    async def pragma(self, name: str, value: int | None = None) -> Any:
+        """The value of a PRAGMA (for tests and diagnostics); with ``value``, set it first
+        on this connection (a test's full disk: ``max_page_count``; a read-only file:
+        ``query_only``)."""
         if not name.replace("_", "").isalpha():
             raise ValueError(f"not a pragma name: {name!r}")
-        row = await self._fetchone(f"PRAGMA {name}")
+        if value is None:
+            row = await self._fetchone(f"PRAGMA {name}")
+        else:
+            async with self._lock:
+                row = await self._fetchone(f"PRAGMA {name} = {int(value)}")
         return row[0] if row else None
 
     # -- reading -----------------------------------------------------------------------
@@ -234,8 +275,9 @@ class SQLiteDatabase:
         run = _in_thread(work)
         if not self.group_commit:
             async with self._lock:
-                outcome = await self._conn._execute(  # type: ignore[no-untyped-call]
-                    _run_batch, self._conn._conn, [run])
+                with self._faults():
+                    outcome = await self._conn._execute(  # type: ignore[no-untyped-call]
+                        _run_batch, self._conn._conn, [run])
             single: T = _unwrap(outcome[0])
             return single
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -250,9 +292,10 @@ class SQLiteDatabase:
             batch, self._pending = self._pending, []
             try:
                 async with self._lock:
-                    outcomes = await self._conn._execute(  # type: ignore[no-untyped-call]
-                        _run_batch, self._conn._conn, [w for w, _ in batch])
-            except BaseException as exc:  # the COMMIT itself failed: nothing is durable
+                    with self._faults():
+                        outcomes = await self._conn._execute(  # type: ignore[no-untyped-call]
+                            _run_batch, self._conn._conn, [w for w, _ in batch])
+            except BaseException as exc:  # the batch failed whole: nothing is durable
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(exc)
@@ -266,6 +309,21 @@ class SQLiteDatabase:
                     future.set_exception(outcome.error)
                 else:
                     future.set_result(outcome)
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """Around a batch of writes: a file that cannot be written for a while becomes
+        ``StoreUnavailable`` (and ``outages`` hears of it); a batch that went through tells
+        ``outages`` the file can be written."""
+        try:
+            yield
+        except Exception as exc:
+            reason = unavailable_reason(exc)
+            if reason is None:
+                raise
+            self.outages.failed(reason)
+            raise StoreUnavailable(reason) from exc
+        self.outages.answered()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -297,7 +355,12 @@ def _unwrap(outcome: Any) -> Any:
 def _run_batch(
     db: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]]
 ) -> list[Any]:
-    """In aiosqlite's thread: one transaction, each write in its own savepoint."""
+    """In aiosqlite's thread: one transaction, each write in its own savepoint.
+
+    A write that fails alone (a broken unique key) is rolled back to its savepoint. One
+    that meets a file that cannot be written (a full disk: SQLite has then rolled back
+    the whole transaction itself) fails the whole batch, as a COMMIT that fails does:
+    the others would meet the same disk."""
     outcomes: list[Any] = []
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -306,11 +369,14 @@ def _run_batch(
             try:
                 outcomes.append(work(db))
             except Exception as exc:
+                if unavailable_reason(exc) is not None or not db.in_transaction:
+                    raise
                 db.execute("ROLLBACK TO write")
                 outcomes.append(_Failed(exc))
             db.execute("RELEASE write")
+        db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:
+            db.execute("ROLLBACK")
         raise
-    db.execute("COMMIT")
     return outcomes

@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from .outages import Outages
+
 T = TypeVar("T")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -45,7 +47,27 @@ _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
 class StoreError(RuntimeError):
-    """The database cannot be used as it is (the bot should stop and say why)."""
+    """The database cannot be used as it is (the bot should stop and say why), or, as
+    ``StoreUnavailable``, not right now."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be used for a while: PostgreSQL unreachable (refused, cut,
+    shutting down, no answer in time), or the SQLite file cannot be written (its disk
+    full, the file read-only, locked by another program beyond the busy timeout). Nothing
+    was written. Not a bug: the person is told to try again in a few seconds, background
+    work tries again by itself, and the store's ``Outages`` has said it in the log, once
+    per outage, so whoever meets this logs nothing more.
+
+    ``code`` and ``params`` are shaped like a refusal's, so the words for it are found the
+    same way (``error.store_unavailable``); ``reason`` is for the log."""
+
+    code = "store_unavailable"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the database cannot be used right now: {reason}")
+        self.reason = reason
+        self.params: dict[str, object] = {}
 
 
 class SchemaTooNew(StoreError):
@@ -113,6 +135,8 @@ class Database(Protocol):
     backend: str
     #: the number of the last migration applied
     schema_version: int
+    #: whether the database answers now; says each outage once in the log
+    outages: Outages
 
     async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` as one atomic, durable transaction; return once it is committed."""

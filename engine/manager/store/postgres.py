@@ -12,6 +12,13 @@ SQLite ones, with the same tables and columns in PostgreSQL's types). The number
 last one applied is the one row of ``schema_version``. Two processes starting at once
 both take ``pg_advisory_lock`` before reading it, so one migrates and the other then
 finds the work done. A database newer than the code is refused before anything is written.
+
+A database that goes away (restarted, the network cut) is not a bug: every operation
+runs inside ``faults()``, which turns the driver's ways of saying so (connection refused
+or reset, the server shutting down, no answer in time) into ``StoreUnavailable`` and
+tells ``outages`` (``outages.py``), the one voice that logs it, once per outage. Connecting
+and every statement have a time limit, so a click meets a database that does not answer
+as a refusal within Discord's 3 s, not as silence.
 """
 
 from __future__ import annotations
@@ -33,14 +40,23 @@ from .database import (
     IntegrityError,
     Row,
     SchemaTooNew,
+    StoreUnavailable,
     Tx,
     migration_files,
     numbered,
     redacted,
 )
+from .outages import RETRY_EVERY, Outages
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+#: Seconds to open a connection (a server that does not answer is away), and for any one
+#: statement (a server that stopped answering mid-way is away too). A game's lock may be
+#: waited for longer (``LOCK_WAIT``): another process holds it while it commits a change.
+CONNECT_TIMEOUT = 2.0
+COMMAND_TIMEOUT = 10.0
+LOCK_WAIT = 60.0
 
 #: The advisory lock every process takes around migrating (any fixed 64-bit number; this
 #: one spells "sequence" in ASCII-ish hex, so it is unlikely to clash with another app's).
@@ -56,6 +72,43 @@ SESSION_PREFIX = "sequence-bot:"
 @functools.lru_cache(maxsize=512)
 def _sql(text: str) -> str:
     return numbered(text)
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """A few words for the log if ``exc`` says the database is away (not a bug), else
+    None."""
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, ConnectionResetError | BrokenPipeError):
+        return "connection reset"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    if isinstance(exc, asyncpg.ConnectionDoesNotExistError):
+        return "connection lost"
+    if isinstance(exc, asyncpg.PostgresConnectionError
+                  | asyncpg.exceptions.OperatorInterventionError
+                  | asyncpg.exceptions.InsufficientResourcesError):
+        return str(exc).split("\n", 1)[0] or type(exc).__name__
+    if isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc):
+        return "connection closed"
+    if isinstance(exc, asyncpg.exceptions.InternalClientError):
+        # asyncpg's state machine broken by a connection cut in the middle of a statement
+        return "connection lost"
+    return None
+
+
+class _QuietPoolFloor(logging.Filter):
+    """asyncpg's pool keeps reconnecting its floor of idle connections while the server
+    is away, logging each failed try with a traceback: ``Outages`` says the outage once
+    instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to restore the pool connection floor")
+
+
+_POOL_FLOOR_QUIET = _QuietPoolFloor()
 
 
 @dataclass
@@ -146,11 +199,36 @@ class PostgresDatabase:
 
     backend = "postgres"
 
-    def __init__(self, pool: asyncpg.Pool, url: str, session: str = "") -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, session: str = "", *,
+                 retry_every: float = RETRY_EVERY) -> None:
         self._pool = pool
         self.url = url
         self.schema_version = 0
         self.session = session  # this process's name among the others (SESSION_PREFIX)
+        #: the one voice that says when the database goes away and comes back
+        self.outages = Outages(failing="unreachable", probe=self._answers,
+                               retry_every=retry_every)
+
+    @contextlib.contextmanager
+    def faults(self) -> Iterator[None]:
+        """Around every use of the database: the driver's ways of saying the database is
+        away become ``StoreUnavailable`` (and ``outages`` hears of it); an answer tells
+        ``outages`` the database is there. Any other error is left as it is (a bug, or a
+        refusal such as a broken unique key)."""
+        try:
+            yield
+        except Exception as exc:
+            reason = unavailable_reason(exc)
+            if reason is None:
+                raise
+            self.outages.failed(reason)
+            raise StoreUnavailable(reason) from exc
+        self.outages.answered()
+
+    async def _answers(self) -> None:
+        """Whether the database answers: ``outages`` asks while it is away."""
+        async with self._pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
+            await conn.fetchval("SELECT 1", timeout=CONNECT_TIMEOUT)
 
     def __str__(self) -> str:
         return redacted(self.url)
@@ -178,8 +256,10 @@ class PostgresDatabase:
         """Connect to ``url`` and migrate the database (``upto``: tests only, to write an
         old one). Raises ``SchemaTooNew`` (before writing anything) for a newer bot's."""
         session = secrets.token_hex(8)
+        logging.getLogger("asyncpg.pool").addFilter(_POOL_FLOOR_QUIET)  # (once: a set)
         pool = await asyncpg.create_pool(
-            url, min_size=min_size, max_size=max_size,
+            url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT,
+            command_timeout=COMMAND_TIMEOUT,
             server_settings={"application_name": SESSION_PREFIX + session})
         db = cls(pool, url, session)
         try:
@@ -190,6 +270,7 @@ class PostgresDatabase:
         return db
 
     async def close(self) -> None:
+        await self.outages.close()
         await self._pool.close()
 
     async def _migrate(self, upto: int | None) -> None:
@@ -226,34 +307,38 @@ class PostgresDatabase:
     # -- reading -----------------------------------------------------------------------
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        async with self._connection() as conn:
-            row: Row | None = await conn.fetchrow(_sql(sql), *params)
+        with self.faults():
+            async with self._connection() as conn:
+                row: Row | None = await conn.fetchrow(_sql(sql), *params)
         return row
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with self._connection() as conn:
-            rows: list[Row] = await conn.fetch(_sql(sql), *params)
+        with self.faults():
+            async with self._connection() as conn:
+                rows: list[Row] = await conn.fetch(_sql(sql), *params)
         return rows
 
     async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """``work``'s reads all see one snapshot (a game's row, seats and log agree)."""
-        async with self._connection() as conn, conn.transaction(
-                isolation="repeatable_read", readonly=True):
-            return await work(PostgresTx(conn))
+        with self.faults():
+            async with self._connection() as conn, conn.transaction(
+                    isolation="repeatable_read", readonly=True):
+                return await work(PostgresTx(conn))
 
     # -- writing -----------------------------------------------------------------------
 
     async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """One transaction on a pooled connection; returns after its COMMIT."""
         held = _held()
-        async with self._connection() as conn, conn.transaction():
-            if held is not None and held.also is not None:
-                await conn.execute(held.also[0], *held.also[1])
-            result = await work(PostgresTx(conn))
-            if held is not None and held.after is not None:
-                for sql, args in held.after():
-                    await conn.execute(sql, *args)
-            return result
+        with self.faults():
+            async with self._connection() as conn, conn.transaction():
+                if held is not None and held.also is not None:
+                    await conn.execute(held.also[0], *held.also[1])
+                result = await work(PostgresTx(conn))
+                if held is not None and held.after is not None:
+                    for sql, args in held.after():
+                        await conn.execute(sql, *args)
+                return result
 
 
 async def _stored_version(conn: asyncpg.Connection) -> int:

@@ -21,7 +21,8 @@ the stored version against its cache. Three things here, all PostgreSQL's own:
   process with ``FOR UPDATE SKIP LOCKED`` when it is due.
 
 How long a claim or a promise lasts is the caller's to say (the rules live with the
-manager, in ``deadlines``): the store only keeps the rows.
+manager, in ``deadlines``): the store only keeps the rows. Every method runs inside the
+database's ``faults()``: a database that went away raises ``StoreUnavailable`` here too.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ from typing import Any
 
 import asyncpg
 
-from .postgres import SESSION_PREFIX, PostgresDatabase, held_connection, holding
+from .postgres import (
+    CONNECT_TIMEOUT,
+    LOCK_WAIT,
+    SESSION_PREFIX,
+    PostgresDatabase,
+    held_connection,
+    holding,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +69,8 @@ TAKE_OVER = """
 WITH overdue AS (
     DELETE FROM deliveries WHERE (game_id, owner) IN (
         SELECT game_id, owner FROM deliveries
-        WHERE until < extract(epoch from clock_timestamp()) OR """ + GONE.format(
-            prefix=SESSION_PREFIX, owner="deliveries.owner") + """
+        WHERE until < extract(epoch from clock_timestamp()) OR ($3 AND """ + GONE.format(
+            prefix=SESSION_PREFIX, owner="deliveries.owner") + """)
         FOR UPDATE SKIP LOCKED LIMIT 50)
     RETURNING game_id)
 INSERT INTO deliveries (game_id, owner, until)
@@ -92,8 +100,8 @@ CLAIM_DUE = """
 UPDATE chores SET claimed_by = $1, claimed_until = $2 + $3
 WHERE game_id IN (
     SELECT game_id FROM chores
-    WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2 OR """ + GONE.format(
-        prefix=SESSION_PREFIX, owner="chores.claimed_by") + """)
+    WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2
+        OR ($5 AND """ + GONE.format(prefix=SESSION_PREFIX, owner="chores.claimed_by") + """))
     ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
 RETURNING game_id, what
 """
@@ -118,6 +126,7 @@ class SharedGames:
         self._db = db
         self._listener: asyncpg.Connection | None = None
         self._heard: Callable[[int], None] | None = None
+        self._lost: Callable[[], None] | None = None
 
     @contextlib.asynccontextmanager
     async def locked(self, game_id: int, owner: str | None = None,
@@ -136,16 +145,21 @@ class SharedGames:
             assert chore is not None
             return self._schedule(game_id, chore(), owner)
 
-        async with self._db.pool.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id)
-            try:
-                with holding(conn, also, after if chore is not None else None):
-                    yield
-            finally:
-                # a connection that broke lost its lock with its session: nothing to undo
-                with contextlib.suppress(asyncpg.PostgresError, OSError,
-                                         asyncpg.InterfaceError):
-                    await conn.execute("SELECT pg_advisory_unlock($1, $2)", space, game_id)
+        with self._db.faults():
+            async with self._db.pool.acquire() as conn:
+                await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id,
+                                   timeout=LOCK_WAIT)
+                try:
+                    with holding(conn, also, after if chore is not None else None):
+                        yield
+                finally:
+                    # a connection that broke lost its lock with its session: nothing to
+                    # undo
+                    with contextlib.suppress(asyncpg.PostgresError, OSError,
+                                             asyncpg.InterfaceError,
+                                             asyncpg.exceptions.InternalClientError):
+                        await conn.execute("SELECT pg_advisory_unlock($1, $2)", space,
+                                           game_id)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a process shows a table again (after a restart, or taking over)."""
@@ -153,13 +167,18 @@ class SharedGames:
 
     async def delivered(self, game_id: int, owner: str) -> None:
         """``owner`` posted every announcement it owed for ``game_id``."""
-        await self._db.pool.execute(
-            "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
+        with self._db.faults():
+            await self._db.pool.execute(
+                "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
 
-    async def take_over(self, owner: str, promise: float) -> list[int]:
+    async def take_over(self, owner: str, promise: float, *, trust_gone: bool = True
+                        ) -> list[int]:
         """The games whose owed announcements nobody delivered in time, now owed by
-        ``owner`` (for ``promise`` seconds)."""
-        rows = await self._db.pool.fetch(TAKE_OVER, owner, promise)
+        ``owner`` (for ``promise`` seconds). ``trust_gone=False``: only those whose time
+        ran out (the database was just restarted: a process without connections may be
+        connecting again, not dead)."""
+        with self._db.faults():
+            rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, trust_gone)
         return [int(r[0]) for r in rows]
 
     @staticmethod
@@ -173,40 +192,47 @@ class SharedGames:
         """Write ``game_id``'s next chore now (after a chore that changed nothing: its
         claim goes, and the row says what the game waits for)."""
         held = held_connection()
-        async with contextlib.AsyncExitStack() as stack:
-            conn: asyncpg.Connection = (
-                held if held is not None
-                else await stack.enter_async_context(self._db.pool.acquire()))
-            async with conn.transaction():
-                for sql, args in self._schedule(game_id, chore, owner):
-                    await conn.execute(sql, *args)
+        with self._db.faults():
+            async with contextlib.AsyncExitStack() as stack:
+                conn: asyncpg.Connection = (
+                    held if held is not None
+                    else await stack.enter_async_context(self._db.pool.acquire()))
+                async with conn.transaction():
+                    for sql, args in self._schedule(game_id, chore, owner):
+                        await conn.execute(sql, *args)
 
-    async def claim_due(self, owner: str, now: float, claim: float, limit: int = 50
-                        ) -> list[tuple[int, str]]:
+    async def claim_due(self, owner: str, now: float, claim: float, limit: int = 50, *,
+                        trust_gone: bool = True) -> list[tuple[int, str]]:
         """The chores due at ``now`` that nobody holds a live claim on, now ``owner``'s
         for ``claim`` seconds: (game id, what), by game id (``limit`` at a time, the
-        longest due first, so a backlog is worked off in order)."""
-        rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit)
+        longest due first, so a backlog is worked off in order). ``trust_gone``: as in
+        ``take_over``."""
+        with self._db.faults():
+            rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit,
+                                             trust_gone)
         return sorted(((int(r[0]), str(r[1])) for r in rows), key=lambda r: r[0])
 
     async def heal(self, now: float, look: str) -> None:
         """Give every active game without a chore one of kind ``look`` due ``now``, and
         drop ended games' chores."""
-        await self._db.pool.execute(HEAL, look, now)
+        with self._db.faults():
+            await self._db.pool.execute(HEAL, look, now)
 
     async def release(self, owner: str) -> None:
         """``owner`` stops: its claims go at once, for the others to take (a process that
         dies instead lets them run out)."""
-        await self._db.pool.execute(
-            "UPDATE chores SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1",
-            owner)
+        with self._db.faults():
+            await self._db.pool.execute(
+                "UPDATE chores SET claimed_by = NULL, claimed_until = NULL"
+                " WHERE claimed_by = $1", owner)
 
     async def chore_of(self, game_id: int) -> tuple[str, float | None, str | None,
                                                     float | None] | None:
         """A game's chore row as stored (what, due_at, claimed_by, claimed_until)."""
-        row = await self._db.pool.fetchrow(
-            "SELECT what, due_at, claimed_by, claimed_until FROM chores WHERE game_id = $1",
-            game_id)
+        with self._db.faults():
+            row = await self._db.pool.fetchrow(
+                "SELECT what, due_at, claimed_by, claimed_until FROM chores"
+                " WHERE game_id = $1", game_id)
         if row is None:
             return None
         return (str(row[0]), row[1], row[2], row[3])
@@ -214,35 +240,55 @@ class SharedGames:
     async def version(self, game_id: int) -> str | None:
         """The game row's version (``xmin``), None if there is no such game."""
         conn = held_connection()
-        if conn is not None:
-            found = await conn.fetchval("SELECT xmin::text FROM games WHERE id = $1", game_id)
-        else:
-            found = await self._db.pool.fetchval(
-                "SELECT xmin::text FROM games WHERE id = $1", game_id)
+        with self._db.faults():
+            if conn is not None:
+                found = await conn.fetchval("SELECT xmin::text FROM games WHERE id = $1",
+                                            game_id)
+            else:
+                found = await self._db.pool.fetchval(
+                    "SELECT xmin::text FROM games WHERE id = $1", game_id)
         return str(found) if found is not None else None
 
     async def active_versions(self) -> dict[int, str]:
         """Every lobby and game in play, with its version."""
-        rows = await self._db.pool.fetch(
-            "SELECT id, xmin::text FROM games WHERE status IN ('lobby', 'playing')")
+        with self._db.faults():
+            rows = await self._db.pool.fetch(
+                "SELECT id, xmin::text FROM games WHERE status IN ('lobby', 'playing')")
         return {int(r[0]): str(r[1]) for r in rows}
 
     async def notify(self, game_id: int) -> None:
         """Tell the other processes that ``game_id`` changed."""
         conn = held_connection()
-        if conn is not None:
-            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
-        else:
-            await self._db.pool.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
+        with self._db.faults():
+            if conn is not None:
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
+            else:
+                await self._db.pool.execute("SELECT pg_notify($1, $2)", CHANNEL,
+                                            str(game_id))
 
-    async def listen(self, heard: Callable[[int], None]) -> None:
+    async def listen(self, heard: Callable[[int], None],
+                     lost: Callable[[], None] | None = None) -> None:
         """Call ``heard(game_id)`` for every change another process announces (on one
-        dedicated connection; ``listening`` says whether it is still up)."""
+        dedicated connection; ``listening`` says whether it is still up), and ``lost()``
+        when that connection goes (the database went away): then listen again."""
         self._heard = heard
-        conn = await asyncpg.connect(self._db.url, server_settings={
-            "application_name": SESSION_PREFIX + self._db.session})
-        await conn.add_listener(CHANNEL, self._on_notice)
+        self._lost = lost
+        with self._db.faults():
+            conn = await asyncpg.connect(self._db.url, timeout=CONNECT_TIMEOUT,
+                                         server_settings={
+                                             "application_name": SESSION_PREFIX
+                                             + self._db.session})
+            try:
+                await conn.add_listener(CHANNEL, self._on_notice)
+            except BaseException:
+                conn.terminate()
+                raise
+        conn.add_termination_listener(self._on_lost)
         self._listener = conn
+
+    def _on_lost(self, conn: Any) -> None:
+        if conn is self._listener and self._lost is not None:
+            self._lost()
 
     @property
     def listening(self) -> bool:
@@ -257,6 +303,7 @@ class SharedGames:
 
     async def close(self) -> None:
         listener, self._listener = self._listener, None
+        self._lost = None
         if listener is not None and not listener.is_closed():
             with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
                 await listener.close()
