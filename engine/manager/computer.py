@@ -7,7 +7,10 @@ move, so a bug in a computer player never stops a game.
 
 ``Computers`` owns what this process keeps for them: each game's players (seeded per
 seat, so a game replays the same) and the task that plays its computers' turns (the
-driver), one per game while a computer is to move.
+driver), one per game while a computer is to move. A driver that meets the database away
+(``StoreUnavailable``) does not stop: it waits until the database answers again (or a
+little while: ``Outages.wait_to_retry``) and plays the turn then, the same move (a
+computer's move is seeded by the game and the ply).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..observation import Observation
 from .outbox import Outbox
 from .sharing import Sharing
 from .step import TAKEOVER_LEVEL, Steps, applying
+from .store import Outages, StoreUnavailable
 from .table import Table
 from .timers import Clock
 
@@ -78,12 +82,15 @@ def suggest(observation: Observation, seed: int) -> Hint:
 class Computers:
     """The computer players of every game this process holds, and their drivers."""
 
-    def __init__(self, sharing: Sharing, steps: Steps, outbox: Outbox, clock: Clock, *,
-                 delay: float, make: Callable[[str, int], Agent] = make_agent) -> None:
+    def __init__(self, sharing: Sharing, steps: Steps, outbox: Outbox, clock: Clock,
+                 outages: Outages, *, delay: float,
+                 make: Callable[[str, int], Agent] = make_agent) -> None:
+        """``outages``: the store's, to wait on while the database is away."""
         self._sharing = sharing
         self._steps = steps
         self._outbox = outbox
         self._clock = clock
+        self._outages = outages
         self.delay = delay  # seconds a computer waits before it moves, so people can follow
         self._make = make  # make_agent(level, seed); tests and benchmarks pass a fast one
         self._drivers: dict[int, asyncio.Task[None]] = {}
@@ -149,35 +156,45 @@ class Computers:
 
     async def _drive(self, game_id: int) -> None:
         """Play the computers' turns of one game until a person is to move."""
-        try:
-            while not self._halted:
-                async with self._sharing.locked(game_id) as table:
-                    if not table.computer_to_move:
-                        return
-                    game = table.playing()
-                    seat = game.current_seat
-                    assert seat is not None
-                    ply = len(game.history)
-                    obs = game.observation(seat)
-                    agent = self.agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
-                await self._clock.sleep(self.delay)
-                action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
-                async with self._sharing.locked(game_id) as table:
-                    if (table.game is not game or table.status != "playing"
-                            or len(game.history) != ply):
-                        continue  # something else moved meanwhile: look again
-                    await self._steps.step(table, seat, applying(action), by="computer",
-                                           user_id=None)
-                    await self._steps.settle_forced(table)
-                if not table.active:
-                    self.forget(game_id)
-                await self._outbox.flush(game_id)
-        except asyncio.CancelledError:
-            raise
-        except Refusal:
-            return  # the game ended meanwhile (elsewhere)
-        except Exception:
-            log.exception("computer player of game %d stopped", game_id)
+        while not self._halted:
+            try:
+                if not await self._play_one(game_id):
+                    return
+            except asyncio.CancelledError:
+                raise
+            except StoreUnavailable:
+                # (said once by the store) the turn is played when the database answers
+                await self._outages.wait_to_retry()
+            except Refusal:
+                return  # the game ended meanwhile (elsewhere)
+            except Exception:
+                log.exception("computer player of game %d stopped", game_id)
+                return
+
+    async def _play_one(self, game_id: int) -> bool:
+        """One computer turn, if a computer is to move; False when none is."""
+        async with self._sharing.locked(game_id) as table:
+            if not table.computer_to_move:
+                return False
+            game = table.playing()
+            seat = game.current_seat
+            assert seat is not None
+            ply = len(game.history)
+            obs = game.observation(seat)
+            agent = self.agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
+        await self._clock.sleep(self.delay)
+        action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
+        async with self._sharing.locked(game_id) as table:
+            if (table.game is not game or table.status != "playing"
+                    or len(game.history) != ply):
+                return True  # something else moved meanwhile (or it was read again): look
+            await self._steps.step(table, seat, applying(action), by="computer",
+                                   user_id=None)
+            await self._steps.settle_forced(table)
+        if not table.active:
+            self.forget(game_id)
+        await self._outbox.flush(game_id)
+        return True
 
 
 def _plain(observation: Observation) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from .restore import Restorer
 from .seats import Seat
 from .sharing import RESYNC_INTERVAL, sharing_for
 from .step import Steps, applying
-from .store import GameRecord, GuildSettings, Store
+from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
 from .timers import Clock, SystemClock
 
@@ -74,7 +74,8 @@ class GameManager:
         self._steps = Steps(store, self.clock, self._tables, self._outbox,
                             lobby_idle=lobby_idle)
         self._computers = Computers(self._sharing, self._steps, self._outbox, self.clock,
-                                    delay=computer_delay, make=agent_factory or make_agent)
+                                    store.outages, delay=computer_delay,
+                                    make=agent_factory or make_agent)
         self._due = Due(self._steps, self._computers)
         self._restorer = restorer
         self._timer_task: asyncio.Task[None] | None = None
@@ -438,6 +439,13 @@ class GameManager:
                 if exc.code == "no_such_game":
                     continue  # it ended: its chore goes with it
                 log.exception("chore %s of game %d failed", what, game_id)
+            except StoreUnavailable:
+                # (said once by the store) the others would meet it too: this one and
+                # the rest are done when due again (one process: at once; several: when
+                # this process's claims run out, CHORE_CLAIM)
+                if table is not None:
+                    await self._after(table)
+                return
             except Exception:
                 log.exception("chore %s of game %d failed", what, game_id)
             if table is not None:
@@ -449,8 +457,9 @@ class GameManager:
             await asyncio.sleep(self.timer_interval)
             try:
                 await self.check_timers()
+            except StoreUnavailable:
+                pass  # the database is away for a while (said once, by the store)
             except Exception:
-                # (the database may be away for a while: look again next time)
                 log.exception("could not look at what is due")
 
     # -- telling -----------------------------------------------------------------------

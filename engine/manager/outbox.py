@@ -3,7 +3,10 @@
 A change queues its events while its game's lock is held and they are told after the lock
 is let go (``flush``), one game's events one at a time and in order, to every listener in
 turn. A listener that raises is logged and skipped: a game never stops because a message
-could not be shown.
+could not be shown. One that met the database away (``StoreUnavailable``, said once by
+the store) is skipped without a log line, and the game's queue does not count as told:
+with several processes the promise to announce is then not kept, so the table is shown
+again (what is missing only) once it runs out.
 
 The final-board mark is the store's note that a finished game's last board got out: a
 process that died between the last move's commit and its board leaves a final board owed,
@@ -18,7 +21,7 @@ from collections.abc import Awaitable, Callable
 
 from .events import Event, GameOver, Listener
 from .restore import Restorer
-from .store import Store
+from .store import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -59,22 +62,30 @@ class Outbox:
         self._telling.add(game_id)
         try:
             queue = self._queues.get(game_id)
+            told = True
             while queue:
-                await self.tell(queue.popleft())
+                told = await self.tell(queue.popleft()) and told
             self._queues.pop(game_id, None)
-            for hook in self._emptied:
-                await hook(game_id)
+            if told:
+                for hook in self._emptied:
+                    await hook(game_id)
         finally:
             self._telling.discard(game_id)
 
-    async def tell(self, event: Event) -> None:
-        """One event to every listener now."""
+    async def tell(self, event: Event) -> bool:
+        """One event to every listener now; False if one met the database away."""
+        told = True
         for listener in list(self._listeners):
             try:
                 await listener.on_event(event)
+            except StoreUnavailable:
+                told = False
+                log.debug("listener %r met the database away on %s of game %d", listener,
+                          type(event).__name__, event.game_id)
             except Exception:
                 log.exception("listener %r failed on %s of game %d", listener,
                               type(event).__name__, event.game_id)
+        return told
 
     def games_queued(self) -> int:
         """How many games have events waiting (stays 0 between games)."""

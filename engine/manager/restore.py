@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..factory import load, replay
 from ..game import Game
-from .store import GameRecord, GuildSettings, Store
+from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table
 from .timers import Clock
 
@@ -65,6 +65,8 @@ class Restorer:
         for rec in await self._store.games.load_active():
             try:
                 tables.append(await self.restore(rec))
+            except StoreUnavailable:
+                raise  # the database, not the game: nothing is wrong with it
             except Exception:
                 log.exception("game %d could not be restored; it stays in the database "
                               "untouched", rec.id)

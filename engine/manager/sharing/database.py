@@ -22,6 +22,13 @@ in, so a game cannot belong to the process that started it. Instead:
 - Every change under the lock also promises, in its transaction, that this process will
   tell it (``deliveries``); a promise not kept within ``PROMISE`` seconds, or whose
   process is gone, is taken over by another, which shows the table again (``ShowAgain``).
+
+When the database goes away for a while (``StoreUnavailable``; the store's ``Outages``
+says so in the log, once) nothing here stops or logs again: a change that was not saved
+leaves its game to be read again at the next lock (the cache may be ahead of the store);
+the listening connection, cut with the others, is opened again as soon as the database
+answers (one line says it listens again), and the look at every game runs then too, for
+whatever the notices missed meanwhile.
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
 from ..events import ShowAgain
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
-from ..store import Store
+from ..store import Store, StoreUnavailable
 from ..store.postgres import PostgresDatabase
 from ..store.shared import ChoreRow, SharedGames
 from ..table import Table, Tables
@@ -44,6 +51,15 @@ from ..timers import Clock
 from .locks import GameLocks
 
 log = logging.getLogger(__name__)
+
+#: Seconds a click may wait for its game to be brought up to date before it is answered
+#: that the database is away (Discord wants an answer within 3 s).
+CATCH_UP_WITHIN = 2.0
+#: Seconds after the database came back during which another process with no connection
+#: open is not taken for dead: a restart of PostgreSQL cut every process's connections,
+#: and each needs a moment to connect again (its next look, every ``RESYNC_INTERVAL``).
+#: Meanwhile only claims and promises whose time ran out are taken over.
+RESTART_GRACE = 10.0
 
 
 class SharedLock:
@@ -92,16 +108,33 @@ class SharedLock:
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         held, self._held = self._held, None
         try:
+            if isinstance(exc, StoreUnavailable):
+                # not saved, and this process's copy may be ahead of the store (a seat
+                # taken or a deadline moved before the commit failed): read it again at
+                # the next lock
+                self.version = None
+            else:
+                await self._tell_the_others()
+        finally:
+            try:
+                if held is not None:
+                    # (a connection that broke took the lock with it)
+                    with contextlib.suppress(StoreUnavailable):
+                        await held.__aexit__(None, None, None)
+            finally:
+                self.local.release()
+
+    async def _tell_the_others(self) -> None:
+        """After a change (or none): if the stored version moved, notify the others."""
+        try:
             version = await self._shared.version(self.game_id)
             if version != self._entered_at:
                 self.version = version
                 await self._shared.notify(self.game_id)
-        finally:
-            try:
-                if held is not None:
-                    await held.__aexit__(None, None, None)
-            finally:
-                self.local.release()
+        except StoreUnavailable:
+            # the change is committed: the others find it at their next look, and this
+            # process reads the game again at its next lock
+            self.version = None
 
     async def refresh(self) -> None:
         """Another process said this game changed: catch up, holding only the local lock
@@ -150,6 +183,12 @@ class SharedDatabase:
         self._closed = False
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
+        self._outages = store.outages
+        # the resync loop's wake-up: the database is back (listen again and look at every
+        # game now, not at the next tick)
+        self._wake = asyncio.Event()
+        self._deaf = False  # the listening connection went: say when it listens again
+        self.catch_up_within = CATCH_UP_WITHIN
 
     # -- the games' locks ----------------------------------------------------------------
 
@@ -219,12 +258,21 @@ class SharedDatabase:
     async def catch_up(self, game_id: int) -> None:
         """A click may come faster than the news of the move before it (a DM reaches shard
         0's process however far the other is): one query, and a reload only if another
-        process changed the game, or it is one this process has not heard of yet."""
-        lock = self._locks.get(game_id)
-        if lock is None or game_id not in self._tables:
-            await self._adopt(game_id)
-        else:
-            await lock.refresh()
+        process changed the game, or it is one this process has not heard of yet.
+
+        A click is answered after this, within Discord's 3 s: a database that does not
+        answer within ``catch_up_within`` seconds is away (``StoreUnavailable``)."""
+        try:
+            async with asyncio.timeout(self.catch_up_within):
+                lock = self._locks.get(game_id)
+                if lock is None or game_id not in self._tables:
+                    await self._adopt(game_id)
+                else:
+                    await lock.refresh()
+        except TimeoutError as exc:
+            reason = f"no answer within {self.catch_up_within:g} s"
+            self._outages.failed(reason)
+            raise StoreUnavailable(reason) from exc
 
     async def load(self) -> None:
         # versions first: a game changed while loading is reloaded at its next lock
@@ -241,7 +289,14 @@ class SharedDatabase:
         await self.games.notify(table.id)
 
     async def due(self, now: float) -> list[tuple[int, str]]:
-        return await self.games.claim_due(self.owner, now, self._claim)
+        return await self.games.claim_due(self.owner, now, self._claim,
+                                          trust_gone=self._trust_gone())
+
+    def _trust_gone(self) -> bool:
+        """Whether a process with no connection open is dead (not just after the
+        database came back: ``RESTART_GRACE``)."""
+        back = self._outages.seconds_back()
+        return back is None or back >= RESTART_GRACE
 
     async def schedule(self, game_id: int) -> None:
         await self.games.schedule(game_id, self._chore_row(game_id), self.owner)
@@ -253,6 +308,8 @@ class SharedDatabase:
             return
         try:
             await self.games.delivered(game_id, self.owner)
+        except StoreUnavailable:
+            pass  # as below; the outage is said once, by the store
         except Exception:
             # the promise then runs out and another process shows the table again, which
             # posts only what is missing: late, never doubled
@@ -283,6 +340,7 @@ class SharedDatabase:
     async def start(self) -> None:
         await self.games.heal(self._clock.now(), LOOK)
         await self._listen()
+        self._outages.when_back(self._wake.set)
         self._task = asyncio.create_task(self._loop(), name="sharing-resync")
 
     async def close(self) -> None:
@@ -294,6 +352,8 @@ class SharedDatabase:
         await asyncio.gather(*tasks, return_exceptions=True)
         try:
             await self.games.release(self.owner)
+        except StoreUnavailable:
+            pass  # as below (the outage is said once, by the store)
         except Exception:
             # then they run out by themselves, as a dead process's do
             log.warning("could not let this process's chores go", exc_info=True)
@@ -308,25 +368,45 @@ class SharedDatabase:
     async def _follow(self, game_id: int) -> None:
         try:
             await self.catch_up(game_id)
+        except StoreUnavailable:
+            pass  # the look after the outage brings it up to date
         except Exception:
             log.exception("could not follow the change of game %d", game_id)
 
     async def _listen(self) -> None:
         try:
-            await self.games.listen(self._heard)
-        except (OSError, Exception):
+            await self.games.listen(self._heard, self._lost)
+        except StoreUnavailable:
+            self._deaf = True  # the outage is said once, by the store; look meanwhile
+            return
+        except Exception:
             log.warning("cannot listen for other processes' changes; looking every %g s",
                         self.resync_every, exc_info=True)
+            return
+        if self._deaf:
+            self._deaf = False
+            log.info("listening for other processes' changes again")
+
+    def _lost(self) -> None:
+        """The listening connection went (the database restarted, or cut it alone): the
+        loop listens again at its next look (every ``resync_every`` seconds, which also
+        finds what was missed meanwhile), or as soon as the database answers again."""
+        if not self._closed:
+            self._deaf = True
 
     async def _loop(self) -> None:
         while True:
-            await asyncio.sleep(self.resync_every)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.resync_every)
+            self._wake.clear()
             try:
                 if not self.games.listening:
                     await self._listen()
                 await self.resync()
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable:
+                pass  # said once by the store; looked at again when it answers
             except Exception:
                 log.exception("could not look at the other processes' changes")
 
@@ -334,7 +414,8 @@ class SharedDatabase:
         """Bring every cached game to its stored version, adopt the games this process
         has not heard of, drop the ones that ended, show again what a dead process owed,
         and give every active game without a chore a look."""
-        for game_id in await self.games.take_over(self.owner, self._promise):
+        for game_id in await self.games.take_over(self.owner, self._promise,
+                                                  trust_gone=self._trust_gone()):
             log.warning("game %d: another process died before posting a change; showing "
                         "the table again here", game_id)
             await self._show_again(game_id)

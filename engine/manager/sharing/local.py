@@ -3,7 +3,10 @@
 The chores are the same as several processes keep in the database (``deadlines``), kept
 here in a dict: written when a change lets its game's lock go, claimed when due, done by
 the manager the same way. Nothing is shared, so there is nobody to tell and no cache to
-catch up.
+catch up: except after a change the file could not take (``StoreUnavailable``: its disk
+full, read-only), which may have left this process's table ahead of the store (a seat
+taken, a deadline moved before the commit failed); the table is read again from the
+store then, so "nothing changed" is what the person was told and what is true.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import replace
 
 from ..deadlines import CHORE_CLAIM, Chore, next_chore
 from ..restore import Restorer
+from ..store import StoreUnavailable
 from ..table import Table, Tables
 from ..timers import Clock
 from .locks import GameLocks
@@ -39,6 +43,9 @@ class OneProcess:
         async with self._locks.of(game_id):
             try:
                 yield self._tables.get(game_id) or table
+            except StoreUnavailable:
+                await self._read_again(game_id)
+                raise
             finally:
                 self._schedule(game_id)
         if game_id not in self._tables:
@@ -82,6 +89,16 @@ class OneProcess:
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         return contextlib.nullcontext()
+
+    async def _read_again(self, game_id: int) -> None:
+        """The table as the store holds it (a change of it was not saved)."""
+        status, fresh = await self._restorer.load(game_id)
+        if fresh is not None:
+            self._tables.put(fresh)
+            return
+        old = self._tables.get(game_id)
+        if old is not None:
+            self._tables.close(old, status or "cancelled")
 
     def _schedule(self, game_id: int) -> None:
         table = self._tables.get(game_id)
