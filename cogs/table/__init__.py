@@ -26,7 +26,7 @@ import asyncio
 import discord
 
 from engine.manager import Event, GameManager, ShowAgain
-from engine.manager.store import Posted
+from engine.manager.store import Posted, StoreUnavailable
 
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
@@ -56,7 +56,7 @@ class Desk:
                                  self.announcer.game_over)
         self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
         self._recovered = False
-        self._showing: set[asyncio.Task[None]] = set()
+        self._showing: set[asyncio.Task[bool]] = set()
 
     async def on_event(self, event: Event) -> None:
         """The manager's listener: every event goes to the announcer, but a table to show
@@ -73,10 +73,17 @@ class Desk:
 
     async def on_ready(self) -> None:
         """Once per process (on_ready fires again after a fresh IDENTIFY): show again what a
-        restart may have cut off."""
+        restart may have cut off; if the database is away meanwhile, again when it
+        answers (the outage is said once, by the store)."""
         if not self._recovered:
             self._recovered = True
-            await self.recovery.recover()
+            while True:
+                try:
+                    await self.recovery.recover()
+                    return
+                except StoreUnavailable:
+                    # (reading every channel again is not something to retry blindly)
+                    await self.manager.store.outages.until_back()
 
     def close(self) -> None:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what

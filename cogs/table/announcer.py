@@ -30,6 +30,7 @@ from engine.manager import (
     TurnReminder,
     TurnTimedOut,
 )
+from engine.manager.store import StoreUnavailable
 
 from ..i18n import t
 from . import messages
@@ -165,6 +166,8 @@ class Announcer:
                 view=messages.board_view(table, obs, lang), ply=table.ply, lang=lang)
         except Refusal:
             pass  # the game ended meanwhile
+        except StoreUnavailable:
+            pass  # the outage is said once, by the store; the next move shows the board
         except Exception:
             log.exception("could not show the board of game %d again", game_id)
 

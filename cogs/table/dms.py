@@ -27,7 +27,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, TableView
-from engine.manager.store import DmDoor, Posted
+from engine.manager.store import DmDoor, Posted, StoreUnavailable
 from engine.observation import Observation
 
 from ..i18n import t
@@ -110,6 +110,8 @@ class DirectMessages:
         """The stored door (None when there is none, or the store cannot say)."""
         try:
             door = await self._doors.door(user_id)
+        except StoreUnavailable:
+            return None  # (the outage is said once, by the store)
         except Exception:
             log.exception("could not read the DM door of user %d", user_id)
             return None
@@ -148,6 +150,8 @@ class DirectMessages:
         """A door written to the store; a failure is logged (this process still knows)."""
         try:
             await write
+        except StoreUnavailable:
+            pass  # (the outage is said once, by the store)
         except Exception:
             log.exception("could not keep the DM door of user %d", user_id)
 

@@ -26,7 +26,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, TableView
-from engine.manager.store import Posted
+from engine.manager.store import Posted, StoreUnavailable
 from engine.observation import Observation
 
 from ..i18n import t
@@ -209,6 +209,8 @@ class Posts:
         itself if another process has meanwhile posted a newer one."""
         try:
             stale = await self._posted.board_posted(table.game_id, board.id, ply)
+        except StoreUnavailable:
+            return  # (said once by the store) a board not tidied now is tidied later
         except Exception:
             log.exception("could not record the newest board of game %d", table.game_id)
             return
@@ -304,6 +306,8 @@ class Posts:
         self._moved_to[table.game_id] = thread.id
         try:
             await self._posted.moved_to_thread(table.game_id, thread.id, table.channel_id)
+        except StoreUnavailable:
+            pass  # as below; the outage is said once, by the store
         except Exception:  # the thread is found by its owner then (``parent_of``)
             log.exception("could not record the thread of game %d", table.game_id)
         if lobby is None:  # no lobby message for the thread to hang from: point to it

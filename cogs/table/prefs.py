@@ -14,7 +14,7 @@ import logging
 
 import discord
 
-from engine.manager.store import GameLog, Layout
+from engine.manager.store import GameLog, Layout, StoreUnavailable
 
 from ..i18n import lang_of
 
@@ -58,6 +58,8 @@ class Preferences:
             await asyncio.sleep(FOLLOW_EVERY)
             try:
                 await self.load(games, layout)
+            except StoreUnavailable:
+                pass  # the database is away for a while (said once, by the store)
             except Exception:
                 log.warning("could not read the servers' preferences again", exc_info=True)
 

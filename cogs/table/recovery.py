@@ -17,6 +17,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, GameOver, TableView
+from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
 from ..i18n import t
@@ -52,13 +53,18 @@ class Recovery:
         self.started_at = time.time()
 
     async def recover(self) -> None:
+        """Show every restored table again. Raises ``StoreUnavailable`` if the database
+        was away for any of them: then the whole is tried again later (what did get out
+        is not posted twice)."""
         # Tables are looked at side by side (a few at a time, to stay polite to Discord):
         # one waiting for a busy game to go quiet must not hold back the others.
         gate = asyncio.Semaphore(RECOVER_AT_ONCE)
+        away: list[str] = []
 
         async def one(table: TableView) -> None:
             async with gate:
-                await self.show(table)
+                if not await self.show(table):
+                    away.append(f"game {table.game_id} not shown")
 
         # games whose end was committed but whose final board never got out (the old
         # process died in between)
@@ -71,11 +77,14 @@ class Recovery:
         await asyncio.gather(*(one(table) for table in [*self._manager.tables(), *ended]
                                if table.created_at < self.started_at
                                and owns(self._bot, table.guild_id)))
+        if away:
+            raise StoreUnavailable(f"{len(away)} tables not shown")
 
-    async def show(self, table: TableView) -> None:
+    async def show(self, table: TableView) -> bool:
         """Show one table again, posting only what its channel is missing. With several
         processes (``manager.showing``) never two at once for one table: the second reads
-        what the first posted."""
+        what the first posted. False if the database was away (nothing is wrong with the
+        table: show it again later)."""
         try:
             async with self._manager.showing(table.game_id):
                 if table.status == "lobby":
@@ -86,8 +95,11 @@ class Recovery:
                     await self._ended(table)
         except Refusal:
             pass  # it ended meanwhile
+        except StoreUnavailable:
+            return False  # (the outage is said once, by the store)
         except Exception:
             log.exception("could not show game %d again after the restart", table.game_id)
+        return True
 
     async def _recent(self, messageable: discord.abc.Messageable) -> list[discord.Message]:
         try:

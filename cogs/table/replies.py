@@ -16,6 +16,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
+from engine.manager.store import StoreUnavailable
 
 from ..i18n import error_text, t
 from .prefs import speaker_lang
@@ -84,7 +85,10 @@ async def public_placeholder_gone_on_refusal(interaction: discord.Interaction
 @asynccontextmanager
 async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator[None]:
     """Around a handler: a refusal becomes its translated message, a bug an apology (and a
-    log line); neither reaches discord.py, which would show "This interaction failed".
+    log line with its traceback); neither reaches discord.py, which would show "This
+    interaction failed". The database away for a while is neither: the person is told
+    that nothing changed and to try again in a few seconds, and nothing is logged here
+    (the store's ``Outages`` says the outage once, whoever met it).
 
     While it runs, the handler counts as under way (the bot's ``in_flight``, if it keeps
     one): a clean stop waits for it before closing the connections it needs."""
@@ -94,7 +98,7 @@ async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator
         flight.add(task)
     try:
         yield
-    except Refusal as exc:
+    except (Refusal, StoreUnavailable) as exc:
         try:
             await reply(interaction, error_text(exc, speaker_lang(interaction)))
         except discord.HTTPException:
