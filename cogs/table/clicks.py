@@ -15,6 +15,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, Player, TableView
+from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
 from ..i18n import card as card_name
@@ -25,7 +26,14 @@ from .hands import hand_payload
 from .pictures import choice_file
 from .posts import Posts
 from .prefs import Preferences, speaker_lang
-from .replies import answer, public_placeholder_gone_on_refusal, refusal, refusals, reply
+from .replies import (
+    FILLED,
+    answer,
+    public_placeholder_gone_on_refusal,
+    refusal,
+    refusals,
+    reply,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +74,13 @@ class TableClicks:
         embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id))
         extra: dict[str, Any] = {} if content is None else {"content": content}
         message = await interaction.edit_original_response(embed=embed, view=view, **extra)
-        await self._posts.lobby_is(table.game_id, message)
+        # filled: whatever is said after this is a message of its own, never written over
+        # the public lobby
+        interaction.extras[FILLED] = True
+        # (the database away now: the lobby is made and shown, only where its message is
+        # was not kept, said once by the store; a later change of the lobby posts it again)
+        with contextlib.suppress(StoreUnavailable):
+            await self._posts.lobby_is(table.game_id, message)
 
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:
