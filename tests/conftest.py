@@ -37,6 +37,22 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
+def pausable_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of the test's own, which it may stop and start again
+    (``pause``/``resume``: a database outage) without touching the session's server."""
+    bindir = find_bindir()
+    if bindir is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PostgreSQL is not installed: under CI=true the outage tests must run")
+        pytest.skip("PostgreSQL is not installed: the outage tests are skipped")
+    server = PostgresServer(bindir, durable=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
 async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
     """A fresh, empty database of its own for one test: its URL."""
     import asyncpg

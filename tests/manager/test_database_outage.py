@@ -1,0 +1,346 @@
+"""The database goes away and comes back (issue 26, item 1): the manager and the store.
+
+Each fault is made for real: a PostgreSQL server of the test's own stopped with
+``pg_ctl stop -m fast`` (every connection cut) and started again on the same data and
+port; a SQLite file that cannot be written (``PRAGMA query_only``: SQLite answers exactly
+as for a read-only file), or whose write lock another program holds beyond the busy
+timeout. The full disk has its own test below (``PRAGMA max_page_count``). What must hold
+whatever the fault: the change is refused as ``StoreUnavailable`` and changes nothing,
+in memory or in the store; the log says it once and its end once, without a traceback;
+what was waiting (a computer player's turn) goes on once the database is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Protocol
+
+import pytest
+
+from engine.manager import GameManager, ManualClock, Store
+from engine.manager.events import Moved
+from engine.manager.store import StoreUnavailable
+from engine.manager.store.outages import Outages
+from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
+from tests.waiting import until
+from tools.pg_server import PostgresServer
+
+OUTAGE_LOG = "engine.manager.store.outages"
+#: Games played side by side until the file is full (their moves fill its last pages;
+#: enough that they do long before all of them end).
+GAMES_TO_FILL = 20
+
+
+class Fault(Protocol):
+    """One way the database goes away for a while, made for real on ``store``."""
+
+    store: Store
+    reasons: tuple[str, ...]  # what the log may give as its reason
+
+    async def begin(self) -> None: ...
+
+    async def end(self) -> None: ...
+
+
+class PostgresStopped:
+    reasons = ("connection refused", "connection lost", "connection closed",
+               "the database system is shutting down",
+               "terminating connection due to administrator command")
+
+    def __init__(self, server: PostgresServer, store: Store) -> None:
+        self.server = server
+        self.store = store
+
+    async def begin(self) -> None:
+        await asyncio.to_thread(self.server.pause)
+
+    async def end(self) -> None:
+        await asyncio.to_thread(self.server.resume)
+
+
+class ReadOnlyFile:
+    reasons = ("the file is read-only",)
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def begin(self) -> None:
+        await self.store.pragma("query_only", 1)
+
+    async def end(self) -> None:
+        await self.store.pragma("query_only", 0)
+
+
+class LockedByAnotherProgram:
+    """Another program (a careless backup script, ``sqlite3`` in a shell) holds the write
+    lock: the bot's writes wait its busy timeout, then give up."""
+
+    reasons = ("another program holds the write lock",)
+
+    def __init__(self, store: Store, path: Path) -> None:
+        self.store = store
+        self.path = path
+        self.other: sqlite3.Connection | None = None
+
+    async def begin(self) -> None:
+        self.other = sqlite3.connect(self.path, isolation_level=None)
+        self.other.execute("BEGIN IMMEDIATE")
+
+    async def end(self) -> None:
+        assert self.other is not None
+        self.other.execute("ROLLBACK")
+        self.other.close()
+
+
+@pytest.fixture(params=["postgres stopped", "read-only file", "locked by another program"])
+async def fault(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Fault]:
+    made: Fault
+    if request.param == "postgres stopped":
+        server: PostgresServer = request.getfixturevalue("pausable_postgres")
+        made = PostgresStopped(server, await Store.connect(server.url()))
+    elif request.param == "read-only file":
+        made = ReadOnlyFile(await Store.open(tmp_path / "bot.db"))
+    else:
+        path = tmp_path / "bot.db"
+        made = LockedByAnotherProgram(await Store.open(path, busy_timeout_ms=100), path)
+    try:
+        yield made
+    finally:
+        await made.store.close()
+
+
+@pytest.fixture
+async def manager(fault: Fault, clock: ManualClock) -> AsyncIterator[GameManager]:
+    m = make_manager(fault.store, clock)
+    await m.start(run_timers=False)
+    yield m
+    await m.close()
+
+
+async def game(manager: GameManager, channel: int = CHANNEL) -> int:
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, channel)
+    await manager.join(lobby.game_id, BOB)
+    await manager.start_game(lobby.game_id, ANN.user_id)
+    return lobby.game_id
+
+
+def mover(manager: GameManager, game_id: int) -> tuple[int, str]:
+    """Who is to move, and a move they may make."""
+    view = manager.get(game_id)
+    assert view.turn is not None
+    user = view.seats[view.turn].user_id
+    assert user is not None
+    return user, manager.observation_for(game_id, user)["legal"][0]
+
+
+async def test_a_move_that_meets_the_fault_is_refused_and_changes_nothing(
+        fault: Fault, manager: GameManager) -> None:
+    gid = await game(manager)
+    before = manager.get(gid)
+    user, action = mover(manager, gid)
+    await fault.begin()
+    with pytest.raises(StoreUnavailable) as refused:
+        await manager.submit(gid, user, action, expected_ply=before.ply)
+    assert refused.value.reason in fault.reasons
+    assert manager.get(gid) == before, "nothing changed here"
+    await fault.end()
+    record = await manager.load_record(gid)
+    assert record is not None and len(record.actions) == before.ply, "nor in the store"
+    moved = await manager.submit(gid, user, action, expected_ply=before.ply)
+    assert moved.ply == before.ply
+    record = await manager.load_record(gid)
+    assert record is not None and record.actions[before.ply] == action
+
+
+async def test_a_seat_taken_while_the_database_is_away_is_not_kept(
+        fault: Fault, manager: GameManager) -> None:
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await fault.begin()
+    with pytest.raises(StoreUnavailable):
+        await manager.join(lobby.game_id, BOB)
+    assert [s.name for s in manager.get(lobby.game_id).seats] == ["Ann"]
+    await fault.end()
+    joined = await manager.join(lobby.game_id, BOB)  # not "already in this lobby"
+    assert [s.name for s in joined.seats] == ["Ann", "Bob"]
+
+
+class GatedClock(ManualClock):
+    """A computer player's pause ends only when the test opens the gate, so the test can
+    take the database away between its look at the game and its move."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.waiting = 0
+
+    async def sleep(self, seconds: float) -> None:
+        self.waiting += 1
+        try:
+            await self.gate.wait()
+        finally:
+            self.waiting -= 1
+
+
+def computer_moves(heard: Recorder) -> list[Moved]:
+    return [e for e in heard.of(Moved) if e.by == "computer"]
+
+
+async def test_a_computer_turn_that_meets_the_outage_is_played_once_the_database_is_back(
+        fault: Fault) -> None:
+    clock = GatedClock()
+    manager = make_manager(fault.store, clock)
+    heard = Recorder()
+    manager.add_listener(heard)
+    await manager.start(run_timers=False)
+    try:
+        lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+        await manager.start_game(lobby.game_id, ANN.user_id)
+        gid = lobby.game_id
+        while manager.get(gid).turn == 0:  # Ann first, if it is her turn
+            await manager.submit(gid, *mover(manager, gid))
+        ply = manager.get(gid).ply
+        await until(lambda: clock.waiting, "the computer player's pause before its move")
+        await fault.begin()
+        clock.gate.set()  # its move now meets the database away
+        await until(lambda: fault.store.outages.down, "the computer player to meet the fault")
+        assert manager.get(gid).ply == ply and not computer_moves(heard)
+        await fault.end()
+        moved = await until(lambda: computer_moves(heard), "the computer's move after the outage")
+        assert moved[0].ply == ply
+        record = await manager.load_record(gid)
+        assert record is not None and len(record.actions) > ply
+    finally:
+        await manager.close()
+
+
+async def test_an_outage_is_logged_once_when_it_begins_and_once_when_it_ends_without_traceback(
+        fault: Fault, manager: GameManager, caplog: pytest.LogCaptureFixture) -> None:
+    gid = await game(manager)
+    user, action = mover(manager, gid)
+    caplog.set_level(logging.INFO)
+    await fault.begin()
+    for _ in range(3):  # met again and again: still one outage
+        with pytest.raises(StoreUnavailable):
+            await manager.submit(gid, user, action)
+    await fault.end()
+    await manager.submit(gid, user, action)
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == OUTAGE_LOG]
+    assert len(said) == 2, said
+    (level, began), (level_after, ended) = said
+    assert level == "WARNING" and began.startswith("database ") and began.endswith("; retrying")
+    assert any(began.endswith(f": {reason}; retrying") for reason in fault.reasons), began
+    assert level_after == "INFO" and ended.startswith("database back after ")
+    assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+def test_outages_say_the_reason_and_how_long_it_lasted(caplog: pytest.LogCaptureFixture
+                                                       ) -> None:
+    now = [100.0]
+    outages = Outages(failing="unreachable", clock=lambda: now[0])
+    caplog.set_level(logging.INFO, OUTAGE_LOG)
+    outages.failed("connection refused")
+    now[0] += 2.0
+    outages.failed("connection reset")  # the same outage, met by someone else
+    assert outages.down and outages.reason == "connection refused"
+    now[0] += 3.2
+    outages.answered()
+    outages.answered()
+    assert not outages.down and outages.seconds_back() == 0.0
+    assert [r.getMessage() for r in caplog.records] == [
+        "database unreachable: connection refused; retrying",
+        "database back after 5.2 s"]
+    assert outages.outages == 1
+
+
+async def test_every_use_of_a_stopped_postgres_is_store_unavailable_until_it_is_back(
+        pausable_postgres: PostgresServer) -> None:
+    async with await Store.connect(pausable_postgres.url()) as store:
+        await store.games.guild_settings(GUILD)
+        await asyncio.to_thread(pausable_postgres.pause)
+        uses = {
+            "a read": store.games.guild_settings(GUILD),
+            "a write": store.games.save_bot_fact("fact", "value", now=1.0),
+            "a query": store.database.fetchall("SELECT id FROM games"),
+            "a game's results": store.standings.stats(ANN.user_id),
+        }
+        for what, use in uses.items():
+            with pytest.raises(StoreUnavailable):
+                await use
+            assert store.outages.down, what
+        await asyncio.to_thread(pausable_postgres.resume)
+        await until(lambda: not store.outages.down, "the database to answer again")
+        await store.games.save_bot_fact("fact", "value", now=1.0)
+        assert await store.games.bot_fact("fact") == "value"
+
+
+async def test_the_change_listener_listens_again_after_postgres_restarts(
+        pausable_postgres: PostgresServer, clock: ManualClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """B would look at the other processes' changes only once an hour: a change of A's
+    reaches B's cache after the restart only if B listens again."""
+    caplog.set_level(logging.INFO)
+    url = pausable_postgres.url()
+    async with await Store.connect(url) as one, await Store.connect(url) as other:
+        a = make_manager(one, clock)
+        b = make_manager(other, clock, resync_every=3600)
+        await a.start(run_timers=False)
+        await b.start(run_timers=False)
+        try:
+            gid = await game(a)
+            await until(lambda: b.is_active(gid), "B to hear of the game")
+            await asyncio.to_thread(pausable_postgres.pause)
+            with pytest.raises(StoreUnavailable):
+                await b.catch_up(gid)  # B meets the outage
+            await asyncio.to_thread(pausable_postgres.resume)
+            await until(lambda: "listening for other processes' changes again" in caplog.text,
+                        "B to listen again")
+            moved = await a.submit(gid, *mover(a, gid))
+            await until(lambda: b.get(gid).ply > moved.ply, "B to hear of A's move")
+        finally:
+            await a.close()
+            await b.close()
+
+
+async def test_a_full_disk_refuses_the_move_keeps_the_file_whole_and_play_goes_on(
+        tmp_path: Path, clock: ManualClock, caplog: pytest.LogCaptureFixture) -> None:
+    """``max_page_count`` at the file's size: the first write that needs one more page
+    meets a full disk, as a real one would (moves fill the last page of the action log)."""
+    caplog.set_level(logging.INFO)
+    store = await Store.open(tmp_path / "bot.db")
+    manager = make_manager(store, clock)
+    await manager.start(run_timers=False)
+    rng = random.Random(26)
+    try:
+        games = [await game(manager, CHANNEL + i) for i in range(GAMES_TO_FILL)]
+        await store.pragma("max_page_count", await store.pragma("page_count"))
+        refused: StoreUnavailable | None = None
+        while refused is None and (playing := [g for g in games if manager.is_active(g)]):
+            gid = rng.choice(playing)
+            before = manager.get(gid)
+            user, _ = mover(manager, gid)
+            action = rng.choice(manager.observation_for(gid, user)["legal"])
+            try:
+                await manager.submit(gid, user, action)
+            except StoreUnavailable as exc:
+                refused = exc
+        assert refused is not None and refused.reason == "the disk is full"
+        assert manager.get(gid) == before, "nothing changed here"
+        record = await manager.load_record(gid)
+        assert record is not None and len(record.actions) == before.ply, "nor in the file"
+        assert await store.pragma("integrity_check") == "ok"
+        await store.pragma("max_page_count", 1_000_000)  # room again
+        moved = await manager.submit(gid, user, action)
+        assert moved.ply == before.ply
+        assert await store.pragma("integrity_check") == "ok"
+        said = [r.getMessage() for r in caplog.records if r.name == OUTAGE_LOG]
+        assert said[0] == "database cannot be written: the disk is full; retrying"
+        assert said[1].startswith("database back after ") and len(said) == 2
+    finally:
+        await manager.close()
+        await store.close()
