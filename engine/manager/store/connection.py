@@ -197,6 +197,7 @@ class SQLiteDatabase:
         return db
 
     async def close(self) -> None:
+        await self.outages.close()
         if self._flusher is not None:
             await asyncio.gather(self._flusher, return_exceptions=True)
         async with self._lock:

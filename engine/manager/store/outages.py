@@ -55,6 +55,7 @@ class Outages:
         self._answering.set()
         self._probing: asyncio.Task[None] | None = None
         self._when_back: list[Callable[[], None]] = []
+        self._closed = False  # the store closed: a use after that is no outage
         self.outages = 0  # how many began since the start (for tests and metrics)
 
     @property
@@ -85,7 +86,7 @@ class Outages:
     def failed(self, reason: str) -> None:
         """An operation met an outage (``reason``: a few words for the log). The first of
         an outage is logged; the others only count towards it."""
-        if self._since is not None:
+        if self._since is not None or self._closed:
             return
         self._since = self._clock()
         self._reason = reason
@@ -121,6 +122,7 @@ class Outages:
             await asyncio.wait_for(self._answering.wait(), self.retry_every)
 
     async def close(self) -> None:
+        self._closed = True
         probing, self._probing = self._probing, None
         if probing is not None:
             probing.cancel()
