@@ -156,14 +156,18 @@ class Computers:
 
     async def _drive(self, game_id: int) -> None:
         """Play the computers' turns of one game until a person is to move."""
+        pause = True
         while not self._halted:
             try:
-                if not await self._play_one(game_id):
+                if not await self._play_one(game_id, pause=pause):
                     return
+                pause = True
             except asyncio.CancelledError:
                 raise
             except StoreUnavailable:
-                # (said once by the store) the turn is played when the database answers
+                # (said once by the store) the turn is played when the database answers,
+                # at once: people have waited long enough to follow
+                pause = False
                 await self._outages.wait_to_retry()
             except Refusal:
                 return  # the game ended meanwhile (elsewhere)
@@ -171,8 +175,9 @@ class Computers:
                 log.exception("computer player of game %d stopped", game_id)
                 return
 
-    async def _play_one(self, game_id: int) -> bool:
-        """One computer turn, if a computer is to move; False when none is."""
+    async def _play_one(self, game_id: int, *, pause: bool = True) -> bool:
+        """One computer turn, if a computer is to move; False when none is. ``pause``:
+        first wait ``delay`` seconds, so people can follow."""
         async with self._sharing.locked(game_id) as table:
             if not table.computer_to_move:
                 return False
@@ -182,7 +187,8 @@ class Computers:
             ply = len(game.history)
             obs = game.observation(seat)
             agent = self.agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
-        await self._clock.sleep(self.delay)
+        if pause:
+            await self._clock.sleep(self.delay)
         action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
         async with self._sharing.locked(game_id) as table:
             if (table.game is not game or table.status != "playing"
