@@ -1,0 +1,267 @@
+"""The database outage under two ``python bot.py`` processes, as people live through it.
+
+``Outage`` holds the parts (a PostgreSQL server of the test's own, the fake Discord with a
+server on shard 1, two bot processes running shards 0 and 1, Ann and Bob and a computer
+player at one table) and what a person does and sees: a turn played from the DMs (every
+move whose "Played: ..." answer came is noted: acknowledged), a click answered, the
+database stopped and started again. Everything that happens is put on a ``Timeline`` in
+seconds since the database stopped, which the test prints as its report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+
+from tests.e2e.people import boards, choose_first, final_board, hand_in, whose_turn
+from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Interaction, Person
+from tests.waiting import until
+from tools.pg_server import PostgresServer
+
+from .harness import BotProcess
+
+PLAYED = "Played: "
+#: A computer player's pause before it moves (the bot's default is 1.5 s): long enough that
+#: the database is stopped while the computer to move after Bob still waits to move.
+COMPUTER_DELAY = 2.0
+
+
+@dataclass
+class Answer:
+    """What one click during the outage was answered, and how long it took."""
+
+    who: str
+    what: str
+    shard: int  # the process Discord sent the click to
+    text: str
+    ephemeral: bool
+    took: float  # seconds from the click to the answer
+
+
+@dataclass
+class Timeline:
+    """What happened, reported in seconds since the database stopped (before: negative)."""
+
+    moments: list[tuple[float, str]] = field(default_factory=list)  # (perf_counter, what)
+    stopped_at: float | None = None  # perf_counter
+    stopped_wall: float | None = None  # time.time(), to read the bots' logs by
+    started_at: float | None = None
+    started_wall: float | None = None
+
+    def since_stop(self) -> float:
+        assert self.stopped_at is not None
+        return time.perf_counter() - self.stopped_at
+
+    def mark(self, what: str, at: float | None = None) -> None:
+        self.moments.append((time.perf_counter() if at is None else at, what))
+
+    def report(self) -> str:
+        zero = self.stopped_at or 0.0
+        return "\n".join(f"{at - zero:+8.3f} s  {what}" for at, what in sorted(self.moments))
+
+
+@dataclass
+class Outage:
+    fake: FakeDiscord
+    guild: FakeGuild
+    server: PostgresServer
+    shards: tuple[BotProcess, BotProcess]
+    ann: Person
+    bob: Person
+    timeline: Timeline = field(default_factory=Timeline)
+    acknowledged: list[tuple[int, str]] = field(default_factory=list)  # (ply, action)
+    game_id: int = 0
+    _dms_seen: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def channel(self) -> int:
+        return self.guild.channel_id
+
+    # -- the database --------------------------------------------------------------------
+    async def stop_database(self) -> None:
+        """``pg_ctl stop -m fast``: every connection of both processes is cut."""
+        began = time.perf_counter()
+        await asyncio.to_thread(self.server.pause)
+        self.timeline.stopped_at, self.timeline.stopped_wall = time.perf_counter(), time.time()
+        self.timeline.mark(f"database stopped (pg_ctl stop -m fast took "
+                           f"{self.timeline.stopped_at - began:.2f} s)")
+
+    async def start_database(self, after: float) -> None:
+        """Start it again, same data and port, once it has been down ``after`` seconds."""
+        await asyncio.sleep(max(0.0, after - self.timeline.since_stop()))  # the outage itself
+        began = time.perf_counter()
+        await asyncio.to_thread(self.server.resume)
+        self.timeline.started_at, self.timeline.started_wall = time.perf_counter(), time.time()
+        self.timeline.mark(f"database started again (pg_ctl start took "
+                           f"{self.timeline.started_at - began:.2f} s)")
+
+    async def stored_actions(self) -> dict[int, tuple[int | None, str, float]]:
+        """The game's action log as stored: ply -> (seat, action, when)."""
+        conn = await asyncpg.connect(self.server.url())
+        try:
+            rows = await conn.fetch(
+                "SELECT ply, seat, action, at FROM actions WHERE game_id = $1", self.game_id)
+        finally:
+            await conn.close()
+        return {int(r[0]): (r[1], str(r[2]), float(r[3])) for r in rows}
+
+    # -- what people see -----------------------------------------------------------------
+    def public(self) -> list[tuple[int, str]]:
+        """Every message in the server's channel that everyone sees, as it reads now."""
+        return [(m.id, m.text) for m in self.fake.visible_messages(self.channel)]
+
+    def person(self, user_id: int | None) -> Person:
+        return self.ann if user_id == self.ann.id else self.bob
+
+    async def next_board(self, seen: int, timeout: float = 30.0) -> FakeMessage:
+        """The first board after the ``seen`` first ones that says whose turn it is (or the
+        final board)."""
+        def ready() -> FakeMessage | None:
+            done = final_board(self.fake, self.channel)
+            if done is not None:
+                return done
+            posted = boards(self.fake, self.channel)
+            if len(posted) > seen and whose_turn(posted[-1]) is not None:
+                return posted[-1]
+            return None
+
+        return await self.fake.wait_for(ready, timeout, "a board saying whose turn it is")
+
+    async def hand(self, person: Person) -> FakeMessage | None:
+        """The hand the person plays from: the newest hand in their DMs (a move made
+        there turns its prompt into the next hand). None: the game ended instead."""
+        after = self._dms_seen.get(person.id, 0)
+        found = await self.fake.wait_for(
+            lambda: hand_in(person.dms()[after:]) or final_board(self.fake, self.channel),
+            30, f"{person.name}'s hand")
+        return None if found.channel_id == self.channel else found
+
+    async def turn(self, person: Person) -> None:
+        """Play a turn from the DMs, as a child with a parent would: the first card that
+        offers a space, the first space. A move counts as acknowledged when its answer
+        says "Played: ..." (the bot says so only after the move is committed)."""
+        hand = await self.hand(person)
+        if hand is None:
+            return
+        for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
+            mark = len(person.dms())  # the prompt comes after: it becomes the next hand
+            prompt = await (await person.click(hand, card, timeout=10)).reply(10)
+            if not list(prompt.components()):
+                if whose_turn_refused(prompt.content):
+                    return  # a forced pass moved on meanwhile
+                continue  # a dead card with no exchange left: the next one
+            chosen = await choose_first(person, prompt, timeout=10)
+            ply, action = move_of(chosen, prompt)
+            said = await self.fake.wait_for(
+                lambda c=chosen, p=prompt: played_or_refused(c, p), 10, "the move's answer")
+            if said.startswith(PLAYED):
+                self.acknowledged.append((ply, action))
+                self._dms_seen[person.id] = mark
+                self.timeline.mark(f"{person.name}'s move acknowledged: ply {ply}, {action}")
+            return
+        raise AssertionError(f"{person.name} found no playable card")
+
+    async def click_for_answer(self, person: Person, message: FakeMessage, what: str,
+                               shard: int, *, custom_id: str | None = None,
+                               label: str | None = None) -> Answer:
+        """Click, and note the answer the person reads and how long it took to come."""
+        clicked = await person.click(message, custom_id, label=label, timeout=10)
+        reply = await clicked.reply(10)
+        took = (clicked.acked_at or clicked.sent_at) - clicked.sent_at
+        answer = Answer(person.name, what, shard, reply.content, reply.ephemeral, took)
+        self.timeline.mark(f"{person.name}: {what} (shard {shard}): answered in "
+                           f"{took * 1000:.0f} ms, {'ephemeral' if reply.ephemeral else 'PUBLIC'}"
+                           f": {reply.content!r}", clicked.sent_at)
+        return answer
+
+    def log_lines_around_the_outage(self, after_start: float = 10.0) -> str:
+        """Both processes' log lines from the stop until ``after_start`` s after the start."""
+        assert self.timeline.stopped_wall is not None
+        start = (self.timeline.started_wall or time.time()) + after_start
+        out = []
+        for shard, process in enumerate(self.shards):
+            for line in process.log().splitlines():
+                when = logged_at(line)
+                if when is not None and self.timeline.stopped_wall - 0.5 <= when <= start:
+                    out.append(f"shard {shard}: {line}")
+        return "\n".join(out)
+
+
+def move_of(chosen: Interaction, prompt: FakeMessage) -> tuple[int, str]:
+    """(ply, action) of the move a click chose (a button, or a select's value)."""
+    data = chosen.payload["data"]
+    parts = str(data["custom_id"]).split(":")
+    if parts[1] == "play":
+        return int(parts[3]), ":".join(parts[4:])
+    return int(parts[3]), str(data["values"][0])
+
+
+def played_or_refused(chosen: Interaction, prompt: FakeMessage) -> str | None:
+    if prompt.content.startswith(PLAYED):
+        return prompt.content
+    if chosen.followups:
+        return chosen.followups[0].content
+    return None
+
+
+def whose_turn_refused(content: str) -> bool:
+    return content in ("It's not your turn.", "That game is no longer running.")
+
+
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ")
+
+
+def logged_at(line: str) -> float | None:
+    m = _STAMP.match(line)
+    if m is None:
+        return None
+    return time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) + int(m.group(2)) / 1000
+
+
+def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
+    return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
+                      computer_delay=COMPUTER_DELAY,
+                      extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
+                                 "SHARD_IDS": str(shard)})
+
+
+@contextlib.asynccontextmanager
+async def outage_table(tmp_path: Path, server: PostgresServer) -> AsyncIterator[Outage]:
+    """Two processes on ``server``, both ready; Ann's server on shard 1 (so her board's
+    buttons go to shard 1's process, and every DM to shard 0's); Ann, Bob and an easy
+    computer seated and the game started. Both processes are stopped at the end."""
+    async with FakeDiscord(shards=2) as fake:
+        launched = time.perf_counter()
+        guild = fake.add_guild("Family", shard=1)
+        ann, bob = fake.add_person("Ann", guild), fake.add_person("Bob", guild)
+        zero, one = (shard_process(fake, tmp_path, server.url(), n) for n in (0, 1))
+        try:
+            await asyncio.gather(zero.launch(), one.launch())
+            await fake.wait_until_connected(60)
+            for process in (zero, one):  # past on_ready (its recovery reads the database)
+                await until(lambda p=process: " INFO sequence: ready" in p.log(),
+                            "the process to be ready", timeout=30)
+            run = Outage(fake, guild, server, (zero, one), ann, bob)
+            run.timeline.mark("both processes launched", launched)
+            run.timeline.mark("both processes ready")
+            lobby = await (await ann.slash("sequence new", game="kids", timeout=15)).reply(15)
+            await (await bob.click(lobby, label="Join", timeout=15)).wait_ack(15)
+            await fake.wait_for(lambda: "Bob" in lobby.text, 15, "Bob seated")
+            await (await ann.click(lobby, label="Add computer (easy)", timeout=15)).wait_ack(15)
+            await fake.wait_for(lambda: "Computer" in lobby.text, 15, "the computer seated")
+            await (await ann.click(lobby, label="Start", timeout=15)).wait_ack(15)
+            first = await run.next_board(0)
+            run.timeline.mark("the game started")
+            run.game_id = int(next(c for c in first.custom_ids()
+                                   if c.startswith("seq:")).split(":")[2])
+            yield run
+        finally:
+            codes = await asyncio.gather(zero.stop(), one.stop())
+            assert codes == [0, 0], (zero.log()[-3000:], one.log()[-3000:])

@@ -1,0 +1,123 @@
+"""PostgreSQL stopped in the middle of a game under two ``python bot.py`` processes, and
+started again (issue 26, item 1, "Done means").
+
+A throwaway PostgreSQL of the test's own; two processes running shards 0 and 1 of 2; a
+Kids game in a server on shard 1 between Ann, Bob and an easy computer player, played from
+the DMs (which Discord sends to shard 0). Right after one of Bob's moves, while the
+computer player after him is still pausing before its move, the database is stopped with
+``pg_ctl stop -m fast`` (every connection of both processes cut), people click meanwhile
+(a card in a DM hand, at shard 0; "My hand" on the board, at shard 1), and after the
+outage the database is started again on the same data and port. Then:
+
+- every click was answered, privately, "The game cannot be saved right now; nothing
+  changed. Try again in a few seconds." (the fake Discord refuses an answer after 3 s, so
+  an answer at all is one within Discord's limit), and nothing public changed meanwhile;
+- the computer's turn is played once the database is back (its pause had ended during
+  the outage: its player did not stop), and the game goes on;
+- every move that was acknowledged ("Played: ...") is stored;
+- each process's log says the outage once with its reason, its end once with its length,
+  that it listens for the other's changes again, and holds no traceback.
+
+The test runs in stages (before, during, after), each with its own checks, so a check at
+each stage is one line to add (a health endpoint: 503 during, 200 after). The timeline
+(every click's answer and how long it took, both logs around the outage, the first board
+after the database came back) is printed: ``pytest -s -m slow
+tests/reliability/test_database_outage.py`` shows it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.people import boards, final_board, whose_turn
+from tests.fakediscord import FakeMessage
+from tools.pg_server import PostgresServer
+
+from .harness import error_lines, unhandled_lines
+from .outage import Answer, outage_table
+
+STORE_UNAVAILABLE = ("The game cannot be saved right now; nothing changed. "
+                     "Try again in a few seconds.")
+
+
+@pytest.mark.parametrize(("outage", "to_the_end"), [
+    pytest.param(5.0, True, marks=pytest.mark.slow, id="5 s, the game played to its end"),
+    # (longer than the computer's pause, COMPUTER_DELAY, so its move meets the outage)
+    pytest.param(3.0, False, id="3 s, a few moves after"),
+])
+async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_says_why(
+        tmp_path: Path, pausable_postgres: PostgresServer, outage: float, to_the_end: bool,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    async with outage_table(tmp_path, pausable_postgres) as run:
+        ann, bob = run.ann, run.bob
+
+        # -- before: play until Bob has moved, and the computer after him is to move -----
+        board = await run.next_board(0)
+        while True:
+            mover = run.person(whose_turn(board))
+            seen = len(boards(run.fake, run.channel))
+            await run.turn(mover)
+            if mover is bob and run.acknowledged and len(run.acknowledged) >= 2:
+                break
+            board = await run.next_board(seen)
+        bob_ply = run.acknowledged[-1][0]
+        # (Bob's board was posted before his "Played": the computer now pauses to move)
+
+        # -- during: the database is away ------------------------------------------------
+        await run.stop_database()
+        public = run.public()
+        ann_hand, bob_hand = await run.hand(ann), await run.hand(bob)
+        assert ann_hand is not None and bob_hand is not None
+        answers: list[Answer] = [
+            await run.click_for_answer(ann, ann_hand, "a card in her DM hand", 0,
+                                       custom_id=first_card(ann_hand)),
+            await run.click_for_answer(ann, boards(run.fake, run.channel)[-1],
+                                       '"My hand" on the board', 1, label="My hand"),
+            await run.click_for_answer(bob, bob_hand, "a card in his DM hand", 0,
+                                       custom_id=first_card(bob_hand)),
+        ]
+        for answer in answers:
+            assert (answer.text, answer.ephemeral) == (STORE_UNAVAILABLE, True), answer
+        assert run.timeline.since_stop() < outage, "the clicks came during the outage"
+        assert run.public() == public, "nothing public changed while the database was away"
+        await run.start_database(after=outage)
+
+        # -- after: the computer's turn is played, and the game goes on -------------------
+        board = await run.next_board(len(boards(run.fake, run.channel)))
+        run.timeline.mark("first board after the database came back: the computer's move")
+        for _ in range(10_000 if to_the_end else 3):
+            if final_board(run.fake, run.channel) is not None:
+                run.timeline.mark("the final board")
+                break
+            seen = len(boards(run.fake, run.channel))
+            await run.turn(run.person(whose_turn(board)))
+            board = await run.next_board(seen)
+        if to_the_end:
+            assert final_board(run.fake, run.channel) is not None, "the game ended"
+
+        stored = await run.stored_actions()
+        for ply, action in run.acknowledged:
+            assert stored.get(ply, (None, "", 0.0))[1] == action, f"acknowledged move {ply}"
+        seat, _, when = stored[bob_ply + 1]
+        assert seat == 2, "the computer played the move after Bob's"
+        assert run.timeline.stopped_wall is not None and when > run.timeline.stopped_wall, \
+            "its turn, pending when the database stopped, was played after the outage"
+    with capsys.disabled():
+        print(f"\n-- outage of {outage:g} s: timeline (seconds since the database stopped)")
+        print(run.timeline.report())
+        print("-- both processes' logs around the outage")
+        print(run.log_lines_around_the_outage())
+    for process in run.shards:
+        log = process.log()
+        assert "Traceback" not in log and unhandled_lines(log) == [] and error_lines(log) == []
+        began = [line for line in log.splitlines() if "database unreachable: " in line]
+        ended = [line for line in log.splitlines() if "database back after " in line]
+        assert len(began) == 1 and began[0].endswith("; retrying"), began
+        assert len(ended) == 1, ended
+        assert "listening for other processes' changes again" in log
+
+
+def first_card(hand: FakeMessage) -> str:
+    return next(c for c in hand.custom_ids() if c.startswith("seq:card:"))
