@@ -18,6 +18,7 @@ import logging
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -128,6 +129,27 @@ class PostgresServer:
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w",
                   "stop")
         self.started = False
+
+    def freeze(self) -> None:
+        """SIGSTOP the server and its backends: a database that stops answering (a hung
+        host, a network that drops packets) rather than one that refuses."""
+        for pid in self._pids():
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        for pid in self._pids():
+            os.kill(pid, signal.SIGCONT)
+
+    def _pids(self) -> list[int]:
+        """The postmaster (``postmaster.pid``) and every process it started."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        pids = [postmaster]
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == postmaster:
+                    pids.append(int(stat.parent.name))
+        return pids
 
     def resume(self) -> None:
         """Start the paused server again: the same data directory, the same port."""

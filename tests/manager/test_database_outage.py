@@ -344,3 +344,27 @@ async def test_a_full_disk_refuses_the_move_keeps_the_file_whole_and_play_goes_o
     finally:
         await manager.close()
         await store.close()
+
+
+async def test_a_database_that_stops_answering_is_taken_for_away_before_a_click_must_be_answered(
+        pausable_postgres: PostgresServer, clock: ManualClock) -> None:
+    """A hung server (SIGSTOP: no refusal, no answer) must not keep a click past Discord's
+    3 s: bringing the game up to date, the one database work before a click is answered,
+    gives up after 2 s and says the database is away."""
+    async with await Store.connect(pausable_postgres.url()) as store:
+        manager = make_manager(store, clock)
+        await manager.start(run_timers=False)
+        try:
+            gid = await game(manager)
+            await asyncio.to_thread(pausable_postgres.freeze)
+            try:
+                with pytest.raises(StoreUnavailable) as away:
+                    await manager.catch_up(gid)
+                assert away.value.reason == "no answer within 2 s"
+            finally:
+                await asyncio.to_thread(pausable_postgres.thaw)
+            await manager.catch_up(gid)
+            moved = await manager.submit(gid, *mover(manager, gid))
+            assert moved.ply == 0
+        finally:
+            await manager.close()

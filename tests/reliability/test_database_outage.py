@@ -16,7 +16,8 @@ outage the database is started again on the same data and port. Then:
   the outage: its player did not stop), and the game goes on;
 - every move that was acknowledged ("Played: ...") is stored;
 - each process's log says the outage once with its reason, its end once with its length,
-  that it listens for the other's changes again, and holds no traceback.
+  that it listens for the other's changes again, and holds no traceback; neither took
+  the other for dead (both had lost their connections to the restart).
 
 The test runs in stages (before, during, after), each with its own checks, so a check at
 each stage is one line to add (a health endpoint: 503 during, 200 after). The timeline
@@ -117,6 +118,8 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
         assert len(began) == 1 and began[0].endswith("; retrying"), began
         assert len(ended) == 1, ended
         assert "listening for other processes' changes again" in log
+        # a restart cut the other's connections too: it was not taken for dead meanwhile
+        assert "another process died" not in log and "nobody played in time" not in log
 
 
 def first_card(hand: FakeMessage) -> str:
