@@ -33,7 +33,8 @@ from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
 from engine.manager import GameManager
-from engine.manager.store import SchemaTooNew, Store, open_store, redacted
+from engine.manager.store import SchemaTooNew, Store, redacted
+from runtime.database import open_when_reachable
 from runtime.invite import invite_url
 from runtime.link import (
     AnnouncedTree,
@@ -82,7 +83,7 @@ class SequenceBot(commands.Bot):
             await self.sync_commands()
             return
         url = self.settings.database_url
-        self.store = store = await open_store(url, self.settings.database_path)
+        self.store = store = await open_when_reachable(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
         self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)

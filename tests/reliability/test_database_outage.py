@@ -28,15 +28,17 @@ tests/reliability/test_database_outage.py`` shows it.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.people import boards, final_board, whose_turn
-from tests.fakediscord import FakeMessage
+from tests.fakediscord import FakeDiscord, FakeMessage
+from tests.waiting import until
 from tools.pg_server import PostgresServer
 
-from .harness import error_lines, unhandled_lines
+from .harness import BotProcess, error_lines, unhandled_lines
 from .outage import Answer, outage_table
 
 STORE_UNAVAILABLE = ("The game cannot be saved right now; nothing changed. "
@@ -124,3 +126,30 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
 
 def first_card(hand: FakeMessage) -> str:
     return next(c for c in hand.custom_ids() if c.startswith("seq:card:"))
+
+
+async def test_a_bot_started_while_postgres_is_down_waits_for_it_and_says_so_once(
+        tmp_path: Path, pausable_postgres: PostgresServer) -> None:
+    """Not "cannot reach Discord" (the database's refusal was taken for Discord's), not a
+    traceback: one line while it waits, one when the database is reached, then ready."""
+    await asyncio.to_thread(pausable_postgres.pause)
+    async with FakeDiscord() as fake:
+        bot = BotProcess(fake, tmp_path / "unused.db", tmp_path / "bot.log",
+                         extra_env={"DATABASE_URL": pausable_postgres.url()})
+        await bot.launch()
+        try:
+            await until(lambda: "database unreachable at start: " in bot.log(),
+                        "the bot to say the database cannot be reached")
+            assert bot.alive
+            await asyncio.to_thread(pausable_postgres.resume)
+            await until(lambda: " INFO sequence: ready" in bot.log(), "the bot to be ready",
+                        timeout=30)
+        finally:
+            assert await bot.stop() == 0
+    log = bot.log()
+    assert "Traceback" not in log and error_lines(log) == [], log
+    assert "cannot reach Discord" not in log, "the database's refusal is not Discord's"
+    said = [line.split(": ", 1)[1] for line in log.splitlines() if " runtime.database: " in line]
+    assert len(said) == 2, said
+    assert said[0] == "database unreachable at start: connection refused; trying again every 2 s"
+    assert said[1].startswith("database reached after ")

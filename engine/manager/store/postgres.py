@@ -254,18 +254,26 @@ class PostgresDatabase:
         cls, url: str, *, upto: int | None = None, min_size: int = 1, max_size: int = 10,
     ) -> PostgresDatabase:
         """Connect to ``url`` and migrate the database (``upto``: tests only, to write an
-        old one). Raises ``SchemaTooNew`` (before writing anything) for a newer bot's."""
+        old one). Raises ``SchemaTooNew`` (before writing anything) for a newer bot's, and
+        ``StoreUnavailable`` if the database cannot be reached."""
         session = secrets.token_hex(8)
         logging.getLogger("asyncpg.pool").addFilter(_POOL_FLOOR_QUIET)  # (once: a set)
-        pool = await asyncpg.create_pool(
-            url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT,
-            command_timeout=COMMAND_TIMEOUT,
-            server_settings={"application_name": SESSION_PREFIX + session})
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT,
+                command_timeout=COMMAND_TIMEOUT,
+                server_settings={"application_name": SESSION_PREFIX + session})
+        except Exception as exc:
+            reason = unavailable_reason(exc)
+            if reason is None:
+                raise
+            raise StoreUnavailable(reason) from exc
         db = cls(pool, url, session)
         try:
-            await db._migrate(upto)
+            with db.faults():
+                await db._migrate(upto)
         except BaseException:
-            await pool.close()
+            await db.close()
             raise
         return db
 
