@@ -120,12 +120,13 @@ REVIEWED_SQL = {
     "await conn.execute(held.also[0], *held.also[1])":
         "postgres.write under a game's lock: shared.PROMISE, a module constant; the values "
         "(game id, owner, seconds) are parameters",
-    "rows = await self._db.pool.fetch(TAKE_OVER, owner, promise)":
-        "shared.take_over: the module constant TAKE_OVER; owner and seconds are parameters",
+    "rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, trust_gone)":
+        "shared.take_over: the module constant TAKE_OVER; owner, seconds and the flag are "
+        "parameters",
     "await conn.execute(sql, *args)":
         "postgres.write's last statements and shared.schedule: shared._schedule's list, "
         "the module constant SCHEDULE; the chore's values are parameters",
-    "rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit)":
+    "rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit,":
         "shared.claim_due: the module constant CLAIM_DUE; all values are parameters",
     "await self._db.pool.execute(HEAL, look, now)":
         "shared.heal: the module constant HEAL; the kind and the time are parameters",
