@@ -13,6 +13,7 @@ what was waiting (a computer player's turn) goes on once the database is back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import sqlite3
@@ -23,7 +24,7 @@ from typing import Protocol
 import pytest
 
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Moved
+from engine.manager.events import Moved, TurnReminder, TurnTimedOut
 from engine.manager.store import StoreUnavailable
 from engine.manager.store.outages import Outages
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
@@ -217,6 +218,26 @@ async def test_a_computer_turn_that_meets_the_outage_is_played_once_the_database
         assert record is not None and len(record.actions) > ply
     finally:
         await manager.close()
+
+
+async def test_a_turn_timer_that_fell_due_during_the_outage_runs_once_the_database_is_back(
+        fault: Fault, manager: GameManager, clock: ManualClock) -> None:
+    heard = Recorder()
+    manager.add_listener(heard)
+    await manager.set_guild_settings(GUILD, turn_timer=60)
+    gid = await game(manager)
+    ply = manager.get(gid).ply
+    clock.advance(61)  # its reminder and its end both fell due
+    await fault.begin()
+    with contextlib.suppress(StoreUnavailable):  # (several processes: no claim at all)
+        await manager.check_timers()
+    assert not heard.of(TurnReminder) and not heard.of(TurnTimedOut)
+    assert manager.get(gid).ply == ply
+    await fault.end()
+    await manager.check_timers()
+    assert [e.outcome for e in heard.of(TurnTimedOut)] == ["computer_moved"]
+    record = await manager.load_record(gid)
+    assert record is not None and len(record.actions) == ply + 1
 
 
 async def test_an_outage_is_logged_once_when_it_begins_and_once_when_it_ends_without_traceback(
