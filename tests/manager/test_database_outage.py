@@ -210,7 +210,9 @@ async def test_a_computer_turn_that_meets_the_outage_is_played_once_the_database
         await fault.begin()
         clock.gate.set()  # its move now meets the database away
         await until(lambda: fault.store.outages.down, "the computer player to meet the fault")
-        assert manager.get(gid).ply == ply and not computer_moves(heard)
+        # (its move was applied to the game before the commit that failed: it is undone)
+        await until(lambda: manager.get(gid).ply == ply, "the move that was not saved undone")
+        assert not computer_moves(heard), "nothing told of it"
         await fault.end()
         moved = await until(lambda: computer_moves(heard), "the computer's move after the outage")
         assert moved[0].ply == ply
