@@ -62,11 +62,14 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
             mover = run.person(whose_turn(board))
             seen = len(boards(run.fake, run.channel))
             await run.turn(mover)
-            if mover is bob and run.acknowledged and len(run.acknowledged) >= 2:
+            # (his move's board is posted before his "Played"; an exchanged dead card
+            # keeps his turn, and then no one is mentioned only once he placed a chip)
+            if (mover is bob and len(run.acknowledged) >= 2
+                    and whose_turn(boards(run.fake, run.channel)[-1]) is None
+                    and final_board(run.fake, run.channel) is None):
                 break
             board = await run.next_board(seen)
-        bob_ply = run.acknowledged[-1][0]
-        # (Bob's board was posted before his "Played": the computer now pauses to move)
+        bob_ply = run.acknowledged[-1][0]  # the computer now pauses before its move
 
         # -- during: the database is away ------------------------------------------------
         await run.stop_database()
