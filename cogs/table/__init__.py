@@ -64,7 +64,7 @@ class Desk:
         goes to the recovery, in a task of its own: it waits for the table to be quiet,
         which it is not while its events are being told."""
         if isinstance(event, ShowAgain):
-            task = asyncio.create_task(self.recovery.show(event.table),
+            task = asyncio.create_task(self.recovery.show(event.table, event.ending),
                                        name=f"show-again-{event.game_id}")
             self._showing.add(task)
             task.add_done_callback(self._showing.discard)

@@ -231,7 +231,7 @@ class Announcer:
                                              nonce=f"end:{table.game_id}")
         if final is not None:
             try:  # a restart or another process need not post it again
-                await self._manager.end_shown(table.game_id)
+                await self._manager.final_boards.shown(table.game_id)
             except Exception:
                 log.warning("could not note that game %d's end was shown", table.game_id,
                             exc_info=True)

@@ -63,8 +63,8 @@ class Recovery:
         # games whose end was committed but whose final board never got out (the old
         # process died in between)
         ended = []
-        for game_id in await self._manager.ends_not_shown():
-            final = await self._manager.unshown_end(game_id)
+        for game_id in await self._manager.final_boards.owed():
+            final = await self._manager.final_boards.ending(game_id)
             if final is not None:
                 ended.append(final.table)
         # with several processes, each shows again only its own shards' servers' tables
@@ -72,16 +72,19 @@ class Recovery:
                                if table.created_at < self.started_at
                                and owns(self._bot, table.guild_id)))
 
-    async def show(self, table: TableView) -> None:
+    async def show(self, table: TableView, ending: GameOver | None = None) -> None:
         """Show one table again, posting only what its channel is missing. With several
         processes (``manager.showing``) never two at once for one table: the second reads
-        what the first posted."""
+        what the first posted. ``ending``: how a finished game ended, when its final board
+        is known to be owed (the manager said so with ``ShowAgain``)."""
         try:
             async with self._manager.showing(table.game_id):
                 if table.status == "lobby":
                     await self._lobby(table)
                 elif table.status == "playing":
                     await self._game(table)
+                elif ending is not None:
+                    await self._final_board(ending)
                 elif table.status == "finished":
                     await self._ended(table)
         except Refusal:
@@ -143,7 +146,7 @@ class Recovery:
         """A game that ended with a result: its final board (the one with the rematch
         button), unless it got out (the store knows: no channel is read, so a final board
         long scrolled away is never posted twice)."""
-        final = await self._manager.unshown_end(table.game_id)
+        final = await self._manager.final_boards.ending(table.game_id)
         if final is not None:
             log.info("game %d: its final board never got out; posting it", table.game_id)
             await self._final_board(final)

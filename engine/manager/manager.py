@@ -27,7 +27,7 @@ from .computer import Agent, Computers, Hint, make_agent, suggest
 from .deadlines import CHORE_CLAIM, COMPUTER, PROMISE
 from .due import Due
 from .errors import ManagerError, refuse
-from .events import GameOver, Listener, LobbyChanged, Moved, Player, TableView
+from .events import Listener, LobbyChanged, Moved, Player, TableView
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
@@ -79,6 +79,12 @@ class GameManager:
         self._restorer = restorer
         self._timer_task: asyncio.Task[None] | None = None
         self._closing = False
+
+    @property
+    def final_boards(self) -> FinalBoards:
+        """Which finished games' final boards are owed: ``owed()``, ``ending(game_id)``
+        (how it ended, if its board is owed), ``shown(game_id)`` (the listener posted it)."""
+        return self._final_boards
 
     @property
     def lobby_idle(self) -> float:
@@ -461,21 +467,6 @@ class GameManager:
         if not self._closing:
             self._computers.tidy(table)
         await self._outbox.flush(table.id)
-
-    async def unshown_end(self, game_id: int) -> GameOver | None:
-        """How a game ended, as its ``GameOver`` said it, if its final board has not got
-        out (``end_shown``): the process that finished it died before posting it. None
-        for a game whose end was shown, in play, cancelled or unknown."""
-        return await self._final_boards.ending(game_id)
-
-    async def ends_not_shown(self) -> list[int]:
-        """The finished games whose final board has not got out."""
-        return await self._final_boards.owed()
-
-    async def end_shown(self, game_id: int) -> None:
-        """The listener posted the game's final board (``GameOver``): a later restart or
-        take-over need not."""
-        await self._final_boards.shown(game_id)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

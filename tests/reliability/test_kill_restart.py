@@ -24,10 +24,10 @@ from cogs.table.pictures import ALT_TEXT_LIMIT
 from render.alt import alt_text
 from tests.fakediscord import Person
 
-from .chaos import KillRun, TableSpec
-from .conftest import Rig
+from .chaos import LONG_RUN_TABLES, KillRun, TableSpec
 from .harness import RECOVERED, BotProcess, RecordingDiscord, board_messages
 from .players import Ledger, Player
+from .rig import Rig
 from .truth import GameTruth, expected_boards, read_games
 
 
@@ -62,14 +62,6 @@ async def test_thirty_kills_across_kids_and_dice_games(tmp_path: Path) -> None:
     assert report.games_finished_ok == report.games_started, report.summary()
 
 
-LONG_RUN_TABLES = [
-    TableSpec("kids"),
-    TableSpec("kids", people=1, computers=("easy",)),
-    TableSpec("kids", people=2, computers=("easy", "medium"), options=(("teams", True),)),
-    TableSpec("dice"),
-    TableSpec("dice", people=1, computers=("easy",)),
-    TableSpec("dice", people=2, computers=("easy", "easy"), options=(("teams", True),)),
-]
 
 
 # ---------------------------------------------------------------------- announcements

@@ -16,9 +16,9 @@ import cogs.table.pictures
 from engine.manager.store import GameLog
 from engine.manager.store.connection import Connection
 
-from .conftest import Rig, make_rig
 from .harness import board_messages, unhandled_lines
 from .players import Player
+from .rig import Rig, make_rig
 from .truth import GameTruth
 
 SLOW = 3.5  # seconds: longer than Discord's 3 s deadline for a first answer
