@@ -55,7 +55,10 @@ class Desk:
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
         self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
-        self._recovered = False
+        self._recovering = False
+        # set once this process has shown again what a restart may have cut off: after
+        # it, nothing more is posted for the restart (tests and start-up checks wait on it)
+        self.recovered = asyncio.Event()
         self._showing: set[asyncio.Task[None]] = set()
 
     async def on_event(self, event: Event) -> None:
@@ -74,9 +77,12 @@ class Desk:
     async def on_ready(self) -> None:
         """Once per process (on_ready fires again after a fresh IDENTIFY): show again what a
         restart may have cut off."""
-        if not self._recovered:
-            self._recovered = True
-            await self.recovery.recover()
+        if not self._recovering:
+            self._recovering = True
+            try:
+                await self.recovery.recover()
+            finally:
+                self.recovered.set()
 
     def close(self) -> None:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what

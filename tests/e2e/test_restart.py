@@ -113,7 +113,7 @@ async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_resta
                 assert "Alice" in again.content and again.png_files()
             # shown now: gone from sight (scrolled away, deleted), it is still not posted
             again.deleted = True
-            async with running_bot(fake, guild, db):
-                await fake.wait_for(lambda: fake.identified == 3, 5, "the third start")
-                await asyncio.sleep(1.0)
+            async with running_bot(fake, guild, db) as bot:
+                assert bot.desk is not None
+                await asyncio.wait_for(bot.desk.recovered.wait(), 10)  # all it shows again
                 assert final_board(fake, channel) is None, "never posted twice"

@@ -33,6 +33,7 @@ from tests.e2e.people import (
 from tests.e2e.test_restart import begun
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess, error_lines
+from tests.waiting import until
 
 
 def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
@@ -66,6 +67,11 @@ async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
     mover = host if whose_turn(board) == host.id else guest
     await latest_hand(mover, timeout=15)
     return board
+
+
+async def nothing_owed(store: Store) -> bool:
+    """No process owes any announcement (every change told: ``deliveries`` is empty)."""
+    return not await store.database.fetchall("SELECT game_id FROM deliveries")
 
 
 def game_of(final: FakeMessage) -> str:
@@ -159,7 +165,10 @@ async def test_a_tidy_server_keeps_one_board_when_both_processes_post_its_boards
             assert guild_clicks(fake, 1, game_id) > 2
             await fake.wait_for(lambda: len(boards(fake, one.channel_id)) == 1, 10,
                                 "one board left in the channel")
-            await asyncio.sleep(0.5)  # nothing late deletes the last one, nor adds one
+            # both processes told everything they owed (their promises kept): nothing
+            # late deletes the last one, nor adds one
+            async with await Store.connect(postgres_url) as watcher:
+                await until(lambda: nothing_owed(watcher), "every announcement told")
             (kept,) = boards(fake, one.channel_id)
             assert kept.id == max(m.id for m in every if any(
                 f.filename == "board.png" for f in m.files))

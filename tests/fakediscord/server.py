@@ -239,7 +239,11 @@ class FakeDiscord:
         app.router.add_get(GATEWAY_PATH, self._gateway)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
         app.router.add_get("/attachments/{id}/{name}", self._attachment)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # a request still being answered when the fake closes (a gateway just opened, a
+        # client's keep-alive) is cut after a second, as a server going away cuts it, not
+        # waited for a minute (aiohttp's default), which made closing hang
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                     shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
