@@ -17,8 +17,14 @@ divided by the moves the bot committed (rows in its action log): those that coun
 the token's global budget (``*_rate_limited_requests_per_move``) and those on interaction
 endpoints (``*_interaction_requests_per_move``), with a breakdown by route printed. The
 ``e2e_game_*`` figures are one whole two-person Kids game played from the DMs, start to
-final board, as a new family would play it; ``e2e_*`` are the 50 games of 12 moves each
+final board, as a new family would play it; ``e2e_dice_game_*`` the same for a Sequence
+Dice game played with Roll on each board; ``e2e_*`` are the 50 games of 12 moves each
 (lobbies included).
+
+Whether the hand kept in the DMs is true (issue 25): at each turn of the whole Kids game,
+the hand message that stays in the mover's DMs (not an ephemeral answer: the app forgets
+those when it reloads) is compared with the cards the bot's store says they hold
+(``e2e_game_stale_kept_hands`` of ``e2e_game_turns_checked``).
 
     python -m bench e2e
     E2E_BENCH_PYSPY=/tmp/bot.txt python -m bench e2e   # also sample the bot with py-spy
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import random
@@ -255,30 +262,85 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
     }, cost
 
 
-async def _whole_game(*, limits: bool = False) -> Cost:
-    """One two-person Kids game from the lobby to the final board, both playing from their
-    DMs as the e2e tests do (``tests/e2e/people.turn_from_dm``)."""
-    from tests.e2e.people import boards, play_until_over, turn_from_dm
+@dataclass
+class Staleness:
+    """Turns at which the hand message kept in the mover's DMs (what is left after the app
+    reloads) did not show the cards they hold."""
+
+    turns: int = 0
+    stale: int = 0
+
+    def figures(self, prefix: str) -> dict[str, float]:
+        return {f"{prefix}_turns_checked": float(self.turns),
+                f"{prefix}_stale_kept_hands": float(self.stale)}
+
+
+def _true_hand(db: Path, game_id: int, user_id: int) -> tuple[int, str] | None:
+    """The seat ``user_id`` plays and its cards now, as the bot's own store holds them
+    (the bot runs as its own process: the bench reads its SQLite file), in the words of
+    the hand picture's alt text."""
+    from cogs.table.messages import hand_cards
+    from engine.factory import load
+
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        seat = conn.execute("SELECT seat FROM seats WHERE game_id = ? AND user_id = ?",
+                            (game_id, user_id)).fetchone()
+        snapshot = conn.execute("SELECT snapshot FROM games WHERE id = ?",
+                                (game_id,)).fetchone()
+    if seat is None or snapshot is None or snapshot[0] is None:
+        return None
+    obs = load(json.loads(snapshot[0])).observation(int(seat[0]))
+    return int(seat[0]), hand_cards(obs, "en")
+
+
+def _checking_kept_hands(turn: Any, db: Path, staleness: Staleness) -> Any:
+    """``turn``, after counting whether the mover's kept DM hand shows their cards."""
+    from tests.e2e.people import cards_shown, kept_hand
+
+    async def checked(person: Any, board: Any) -> None:
+        game_id = next((int(c.rsplit(":", 1)[1]) for c in board.custom_ids()
+                        if c.startswith("seq:hand:")), None)
+        truth = _true_hand(db, game_id, person.id) if game_id is not None else None
+        if truth is not None:
+            seat, cards = truth
+            held = await person.server.wait_for(
+                lambda: kept_hand(person, game_id, seat), 15, f"{person.name}'s kept hand")
+            staleness.turns += 1
+            staleness.stale += cards_shown(held) != cards
+        await turn(person, board)
+
+    return checked
+
+
+async def _whole_game(kind: str = "kids", *, limits: bool = False
+                      ) -> tuple[Cost, Staleness]:
+    """One two-person game from the lobby to the final board: Kids played from the DMs as
+    the e2e tests do (``tests/e2e/people.turn_from_dm``), counting at each turn whether the
+    hand kept in the mover's DMs is true; Dice by Roll on each board."""
+    from tests.e2e.people import boards, play_until_over, turn_by_roll, turn_from_dm
     from tests.fakediscord import FakeDiscord
 
     cost = Cost()
+    staleness = Staleness()
     with tempfile.TemporaryDirectory() as tmp:
         async with FakeDiscord(limits=limits) as fake:
             guild = fake.add_guild("Family", channels=("general",))
             alice, bob = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
             channel = guild.channel_ids[0]
-            async with bot_process(fake, guild, Path(tmp) / "game.db", cost,
-                                   name="game") as begin:
+            db = Path(tmp) / "game.db"
+            async with bot_process(fake, guild, db, cost, name=f"game-{kind}") as begin:
                 await begin()
-                lobby = await (await alice.slash("sequence new", game="kids", channel=channel,
+                lobby = await (await alice.slash("sequence new", game=kind, channel=channel,
                                                  timeout=30)).reply(30)
                 await (await bob.click(lobby, label="Join", timeout=30)).wait_ack(30)
                 await fake.wait_for(lambda: "Bob" in lobby.text, 30, "Bob seated")
                 await (await alice.click(lobby, label="Start", timeout=30)).wait_ack(30)
                 await fake.wait_for(lambda: boards(fake, channel), 30, "the first board")
-                await play_until_over(fake, channel, [alice, bob], turn_from_dm)
+                turn = (_checking_kept_hands(turn_from_dm, db, staleness) if kind == "kids"
+                        else turn_by_roll)
+                await play_until_over(fake, channel, [alice, bob], turn)
                 await asyncio.sleep(0.5)  # the last hands and edits land
-    return cost
+    return cost, staleness
 
 
 def _cpu(who: int) -> float:
@@ -290,13 +352,16 @@ def run() -> dict[str, float]:
     """One whole game (the issue's measure), 50 games at once at a person's pace, the same
     with instant clicks (the bot's ceiling), and one game alone (the floor)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
-    game = asyncio.run(_whole_game())
+    game, staleness = asyncio.run(_whole_game())
     game.print_routes("one whole Kids game")
+    dice, _ = asyncio.run(_whole_game("dice"))
+    dice.print_routes("one whole Dice game")
     paced, paced_cost = asyncio.run(_bench(GAMES))
     paced_cost.print_routes(f"{GAMES} games at a person's pace")
     saturated, _ = asyncio.run(_bench(GAMES, think=None, name="saturated"))
     alone, _ = asyncio.run(_bench(1, think=None, name="alone"))
-    return {**game.figures("e2e_game"), **paced,
+    return {**game.figures("e2e_game"), **staleness.figures("e2e_game"),
+            **dice.figures("e2e_dice_game"), **paced,
             **{k.replace("e2e_", "e2e_saturated_"): v for k, v in saturated.items()},
             **{k.replace("e2e_", "e2e_one_game_"): v for k, v in alone.items()
                if k.endswith(("_p50", "_p99"))}}

@@ -162,6 +162,32 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
     raise AssertionError("the game did not end")
 
 
+SEAT_HAND = re.compile(r"seq:(?:card|back):(?P<game>\d+):(?P<seat>\d)(?::|$)")
+
+
+def kept_hand(person: Person, game_id: int, seat: int) -> FakeMessage | None:
+    """The hand message kept in ``person``'s DMs for one seat of one game: the newest DM
+    that stays there (not an ephemeral answer, which the app forgets when it reloads)
+    whose buttons belong to that seat's hand (its cards, or the way back to them from its
+    choice)."""
+    for message in reversed(person.dms()):
+        if message.ephemeral:
+            continue
+        for custom_id in message.custom_ids():
+            found = SEAT_HAND.match(custom_id)
+            if found and int(found["game"]) == game_id and int(found["seat"]) == seat:
+                return message
+    return None
+
+
+def cards_shown(message: FakeMessage | None) -> str | None:
+    """The cards a hand message shows, as its picture's alt text names them (None: it
+    shows no hand now, e.g. the choice after a card was tapped)."""
+    if message is None:
+        return None
+    return next((f.description for f in message.files if f.filename == "hand.png"), None)
+
+
 def assert_no_hand_in_public(fake: FakeDiscord, channel_id: int) -> None:
     """No hand picture and no card button ever reached the channel for everyone."""
     public = fake.visible_messages(channel_id)
