@@ -7,8 +7,10 @@ Settings come from the environment and ``.env`` (see ``.env.example``): ``DISCOR
 ``DISCORD_GATEWAY_URL`` (to reach Discord through a proxy or a test server),
 ``COMPUTER_DELAY`` (seconds a computer player waits before moving, so people can follow),
 ``RECONNECT_BASE_DELAY`` / ``RECONNECT_MAX_DELAY`` (the first and the longest wait between
-tries while Discord cannot be reached), and ``SHARD_COUNT`` / ``SHARD_IDS`` (several processes
-sharing the gateway's shards on one PostgreSQL: docs/SCALING.md).
+tries while Discord cannot be reached), ``SHARD_COUNT`` / ``SHARD_IDS`` (several processes
+sharing the gateway's shards on one PostgreSQL: docs/SCALING.md), and ``SEQUENCE_SEED``
+(every game shuffled and rolled from this one seed: for benchmarks that must compare the
+same game before and after a change; never for real play).
 
 Start-up tells the admin each stage in one line (docs/ADMIN.md "First start"): commands
 synced (where), logged in as whom in how many servers, the invite URL, ready. While Discord
@@ -85,6 +87,8 @@ class Settings:
     # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    # every game's seed (None: a new random one each game, as real play needs)
+    game_seed: int | None = None
 
     @property
     def sharded(self) -> bool:
@@ -123,6 +127,8 @@ class Settings:
             reconnect_max_delay=cap,
             database_url=cls.database_url_from(env),
             channel_pace=_count(env, "CHANNEL_PACE", 5),
+            game_seed=(_count(env, "SEQUENCE_SEED", 0) if env.get("SEQUENCE_SEED", "").strip()
+                       else None),
             **cls.shards_from(env),
         )
 
@@ -285,7 +291,10 @@ class SequenceBot(commands.Bot):
         self.store = store = await open_store(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
-        self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
+        seed = self.settings.game_seed
+        self.manager = manager = GameManager(
+            store, computer_delay=self.settings.computer_delay,
+            seed_source=None if seed is None else (lambda: seed))
         self.desk = desk = Desk(self, manager, posted=store.posted,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads

@@ -62,6 +62,9 @@ GAMES = int(os.environ.get("E2E_BENCH_GAMES", "50"))
 MOVES_PER_GAME = 12
 THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
 ROUTES_SHOWN = 12  # the busiest routes printed for each run
+# The whole games are the same games every run (a game's length decides how much its fixed
+# cost, the lobby, hellos and deal, weighs per move: 15 moves or 40 is 1.7 or 1.25)
+WHOLE_GAME_SEED = 2025
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +76,16 @@ def _quantile(values: list[float], q: float) -> float:
 
 async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[float],
                 boards_ms: list[float], think: tuple[float, float] | None) -> None:
-    from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
+    from tests.e2e.people import (
+        boards,
+        card_ids,
+        choose_first,
+        game_of,
+        hand_message,
+        shows_choices,
+        tap_card,
+        whose_turn,
+    )
 
     lobby = await (await host.slash("sequence new", game="kids", channel=channel_id,
                                     timeout=30)).reply(timeout=30)
@@ -81,23 +93,23 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
     await fake.wait_for(lambda: guest.name in lobby.text, 30, "the guest seated")
     await (await host.click(lobby, label="Start", timeout=30)).wait_ack(30)
     people = {host.id: host, guest.id: guest}
-    seen_dms: dict[int, int] = {}
     for _ in range(MOVES_PER_GAME):
         posted = await fake.wait_for(lambda: boards(fake, channel_id), 30, "a board")
         board = posted[-1]
         mover = people.get(whose_turn(board) or 0)
         if mover is None:
             return  # the game is over
-        # the hand that came after this player's own last move (it may still be on its way)
-        hand = await latest_hand(mover, seen_dms.get(mover.id, 0), timeout=30)
-        seen_dms[mover.id] = len(mover.dms())
+        # the hand message kept in the mover's DMs (the deal's, changed in place since)
+        game_id = game_of(board)
+        hand = await fake.wait_for(lambda m=mover, g=game_id: hand_message(m, g), 30,
+                                   f"{mover.name}'s hand")
         prompt = None
-        for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
-            prompt = await (await mover.click(hand, card, timeout=30)).reply(timeout=30)
-            if list(prompt.components()):
+        for card in card_ids(hand):
+            prompt = await tap_card(mover, hand, card, timeout=30)
+            if shows_choices(prompt):
                 break
         before = len(posted)
-        if prompt is None or not list(prompt.components()):
+        if prompt is None or not shows_choices(prompt):
             # not this player's turn after all (a forced pass follows the board): wait
             await fake.wait_for(lambda b=before: boards(fake, channel_id)[b:], 30, "a board")
             continue
@@ -147,14 +159,18 @@ class Cost:
 
 
 @contextlib.asynccontextmanager
-async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str
+async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str,
+                      seed: int | None = None
                       ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     """``python bot.py`` against ``fake`` until the block ends. Yields ``begin``: await it
     when the measured part starts (the bot is connected and synced by then); CPU and
-    requests are counted from there to the end of the block."""
+    requests are counted from there to the end of the block. ``seed``: every game's seed
+    (the same game each run, so a before and an after compare like with like)."""
     env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
            "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
            "DATABASE_PATH": str(db), "LOG_LEVEL": "WARNING", "COMPUTER_DELAY": "0"}
+    if seed is not None:
+        env["SEQUENCE_SEED"] = str(seed)
     profile = os.environ.get("E2E_BENCH_PROFILE")  # a file: cProfile the bot there
     if profile:
         profile = _named(profile, name)
@@ -301,7 +317,7 @@ def _checking_kept_hands(turn: Any, db: Path, staleness: Staleness) -> Any:
         game_id = next((int(c.rsplit(":", 1)[1]) for c in board.custom_ids()
                         if c.startswith("seq:hand:")), None)
         truth = _true_hand(db, game_id, person.id) if game_id is not None else None
-        if truth is not None:
+        if truth is not None and game_id is not None:
             seat, cards = truth
             held = await person.server.wait_for(
                 lambda: kept_hand(person, game_id, seat), 15, f"{person.name}'s kept hand")
@@ -328,7 +344,8 @@ async def _whole_game(kind: str = "kids", *, limits: bool = False
             alice, bob = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
             channel = guild.channel_ids[0]
             db = Path(tmp) / "game.db"
-            async with bot_process(fake, guild, db, cost, name=f"game-{kind}") as begin:
+            async with bot_process(fake, guild, db, cost, name=f"game-{kind}",
+                                   seed=WHOLE_GAME_SEED) as begin:
                 await begin()
                 lobby = await (await alice.slash("sequence new", game=kind, channel=channel,
                                                  timeout=30)).reply(30)

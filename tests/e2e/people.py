@@ -76,15 +76,25 @@ def shows_choices(message: FakeMessage) -> bool:
     return any(c.startswith(("seq:play:", "seq:spaces:")) for c in message.custom_ids())
 
 
-async def tap_card(person: Person, hand: FakeMessage, card_id: str) -> FakeMessage:
+def hand_message(person: Person, game_id: int | None) -> FakeMessage | None:
+    """The newest message in ``person``'s DMs that is a hand of this game (its cards, or one
+    card's choices on it): the one a person plays from."""
+    for message in reversed(person.dms()):
+        if game_of(message) == game_id and (card_ids(message) or shows_choices(message)):
+            return message
+    return None
+
+
+async def tap_card(person: Person, hand: FakeMessage, card_id: str, timeout: float = 5.0
+                   ) -> FakeMessage:
     """Tap one card of a hand and return what the person reads back: on the hand message
     kept in the DMs, that message itself (a card tapped before left its choices there:
     back to the cards first); elsewhere, the answer."""
     if card_id not in hand.custom_ids():
         back = next((c for c in hand.custom_ids() if c.startswith("seq:back:")), None)
         if back is not None:
-            await (await person.click(hand, back)).reply()
-    return await (await person.click(hand, card_id)).reply()
+            await (await person.click(hand, back, timeout=timeout)).reply(timeout)
+    return await (await person.click(hand, card_id, timeout=timeout)).reply(timeout)
 
 
 async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:
@@ -134,16 +144,10 @@ async def turn_from_dm(person: Person, board: FakeMessage, *, reload: bool = Tru
         person.reload_app()
     game_id = game_of(board)
     fake = person.server
-
-    def kept() -> FakeMessage | None:
-        for message in reversed(person.dms()):
-            if game_of(message) == game_id and (card_ids(message) or shows_choices(message)):
-                return message
-        return None
-
     # A forced pass after your last exchange can end the game in a draw: then the final
     # board comes instead of your turn.
-    hand = await fake.wait_for(lambda: kept() or final_board(fake, board.channel_id), 15,
+    hand = await fake.wait_for(lambda: hand_message(person, game_id)
+                               or final_board(fake, board.channel_id), 15,
                                f"{person.name}'s hand by DM, or the end of the game")
     if hand.channel_id == board.channel_id:
         return
