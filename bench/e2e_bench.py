@@ -1,4 +1,4 @@
-"""Moves through Discord, end to end: one whole game, and 50 games at once, against the
+"""Moves through Discord, end to end: whole games, and 50 games at once, against the
 fake Discord.
 
 For each move clicked on a DM button, two times from the moment the fake server sends the
@@ -16,12 +16,13 @@ What a move costs (issue 19): the requests the fake Discord counted while the ga
 divided by the moves the bot committed (rows in its action log): those that count against
 the token's global budget (``*_rate_limited_requests_per_move``) and those on interaction
 endpoints (``*_interaction_requests_per_move``), with a breakdown by route printed. The
-``e2e_game_*`` figures are one whole two-person Kids game played from the DMs, start to
-final board, as a new family would play it; ``e2e_dice_game_*`` the same for a Sequence
-Dice game played with Roll on each board; ``e2e_*`` are the 50 games of 12 moves each
+``e2e_game_*`` figures are whole two-person Kids games (three, the same every run: see
+``WHOLE_KIDS_SEEDS``) played from the DMs, start to final board, as a new family would
+play them; ``e2e_dice_game_*`` the same for one Sequence Dice game played with Roll on
+each board; ``e2e_*`` are the 50 games of 12 moves each
 (lobbies included).
 
-Whether the hand kept in the DMs is true (issue 25): at each turn of the whole Kids game,
+Whether the hand kept in the DMs is true (issue 25): at each turn of the whole Kids games,
 the hand message that stays in the mover's DMs (not an ephemeral answer: the app forgets
 those when it reloads) is compared with the cards the bot's store says they hold
 (``e2e_game_stale_kept_hands`` of ``e2e_game_turns_checked``).
@@ -62,9 +63,11 @@ GAMES = int(os.environ.get("E2E_BENCH_GAMES", "50"))
 MOVES_PER_GAME = 12
 THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
 ROUTES_SHOWN = 12  # the busiest routes printed for each run
-# The whole games are the same games every run (a game's length decides how much its fixed
-# cost, the lobby, hellos and deal, weighs per move: 15 moves or 40 is 1.7 or 1.25)
-WHOLE_GAME_SEED = 2025
+# The whole games are the same games every run, and several of them: a game's length alone
+# decides how much its fixed cost (the lobby, the hellos, the deal: about 10 requests)
+# weighs per move, 17 moves or 36 is 1.6 or 1.3 for the same code.
+WHOLE_KIDS_SEEDS = (2025, 2026, 2027)
+WHOLE_DICE_SEED = 2025
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +137,13 @@ class Cost:
     fake_cpu_s: float = 0.0
     moves: int = 0
     requests: list[Any] = field(default_factory=list)
+
+    def add(self, other: Cost) -> None:
+        """Another run's cost counted with this one's (several whole games)."""
+        self.bot_cpu_s += other.bot_cpu_s
+        self.fake_cpu_s += other.fake_cpu_s
+        self.moves += other.moves
+        self.requests += other.requests
 
     def figures(self, prefix: str) -> dict[str, float]:
         moves = max(self.moves, 1)
@@ -286,6 +296,10 @@ class Staleness:
     turns: int = 0
     stale: int = 0
 
+    def add(self, other: Staleness) -> None:
+        self.turns += other.turns
+        self.stale += other.stale
+
     def figures(self, prefix: str) -> dict[str, float]:
         return {f"{prefix}_turns_checked": float(self.turns),
                 f"{prefix}_stale_kept_hands": float(self.stale)}
@@ -328,7 +342,7 @@ def _checking_kept_hands(turn: Any, db: Path, staleness: Staleness) -> Any:
     return checked
 
 
-async def _whole_game(kind: str = "kids", *, limits: bool = False
+async def _whole_game(kind: str, seed: int, *, limits: bool = False
                       ) -> tuple[Cost, Staleness]:
     """One two-person game from the lobby to the final board: Kids played from the DMs as
     the e2e tests do (``tests/e2e/people.turn_from_dm``), counting at each turn whether the
@@ -344,8 +358,8 @@ async def _whole_game(kind: str = "kids", *, limits: bool = False
             alice, bob = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
             channel = guild.channel_ids[0]
             db = Path(tmp) / "game.db"
-            async with bot_process(fake, guild, db, cost, name=f"game-{kind}",
-                                   seed=WHOLE_GAME_SEED) as begin:
+            async with bot_process(fake, guild, db, cost, name=f"game-{kind}-{seed}",
+                                   seed=seed) as begin:
                 await begin()
                 lobby = await (await alice.slash("sequence new", game=kind, channel=channel,
                                                  timeout=30)).reply(30)
@@ -366,12 +380,18 @@ def _cpu(who: int) -> float:
 
 
 def run() -> dict[str, float]:
-    """One whole game (the issue's measure), 50 games at once at a person's pace, the same
+    """Whole games (the issue's measure), 50 games at once at a person's pace, the same
     with instant clicks (the bot's ceiling), and one game alone (the floor)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
-    game, staleness = asyncio.run(_whole_game())
-    game.print_routes("one whole Kids game")
-    dice, _ = asyncio.run(_whole_game("dice"))
+    game, staleness = Cost(), Staleness()
+    for seed in WHOLE_KIDS_SEEDS:
+        one, kept = asyncio.run(_whole_game("kids", seed))
+        print(f"   whole Kids game (seed {seed}): {one.moves} moves, {kept.stale} of "
+              f"{kept.turns} kept hands stale", flush=True)
+        game.add(one)
+        staleness.add(kept)
+    game.print_routes(f"{len(WHOLE_KIDS_SEEDS)} whole Kids games")
+    dice, _ = asyncio.run(_whole_game("dice", WHOLE_DICE_SEED))
     dice.print_routes("one whole Dice game")
     paced, paced_cost = asyncio.run(_bench(GAMES))
     paced_cost.print_routes(f"{GAMES} games at a person's pace")
