@@ -227,7 +227,7 @@ def dice_line(name: str, action: str, obs: Observation, lang: str) -> str | None
         return None
     line = t(key, lang, name=name, a=a, b=b, total=total, space=space)
     if total in (2, 12) and not obs.get("is_over"):
-        line += " " + t("moved.dice.again", lang, total=total)
+        line += " " + t("moved.dice.again", lang, total=total, name=name)
     return line
 
 

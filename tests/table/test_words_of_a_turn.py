@@ -56,8 +56,9 @@ def test_a_roll_that_allows_no_move_says_so_on_the_board(roll: list[int], lang: 
 
 
 def test_a_two_or_a_twelve_says_it_rolls_again_unless_the_game_is_over() -> None:
-    assert line("place@A1", [6, 6], "en").endswith("covered A1. A 12 rolls again.")
-    assert line("place@A1", [1, 1], "no").endswith("dekket A1. 2 gir et nytt kast.")
+    assert line("place@A1", [6, 6], "en").endswith("covered A1. With a 12, Emma rolls again.")
+    assert line("place@A1", [1, 1], "no").endswith(
+        "dekket A1. Med 2 får Emma kaste en gang til.")
     assert line("place@A1", [6, 6], "en", is_over=True).endswith("covered A1.")
 
 
