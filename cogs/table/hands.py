@@ -42,12 +42,15 @@ async def hand_payload(bot: discord.Client, table: TableView, obs: Observation, 
     if table.game != "kids":
         return {"content": t("hand.none", lang)}
     place = where(bot, table, lang)
-    text = messages.hand_text(table, obs, lang, place)
-    payload: dict[str, Any] = {"content": f"{note}\n{text}" if note else text,
+    seat = obs.get("seat")
+    labelled = seat is not None and messages.labelled(table, seat)
+    lines = messages.hand_text(table, obs, lang, place).split("\n")
+    if note:  # under the seat's heading, when it has one: whose hand comes first
+        lines.insert(1 if labelled else 0, note)
+    payload: dict[str, Any] = {"content": "\n".join(lines),
                                "view": messages.hand_view(table, obs, lang)}
     caption = t("hand.caption", lang, game=messages.game_name(table, lang), place=place)
-    seat = obs.get("seat")
-    if seat is not None and messages.labelled(table, seat):
+    if labelled and seat is not None:
         # whose hand, on the picture too: a grown-up's DMs hold one per seat they play
         caption = t("hand.caption.seat", lang, name=table.seats[seat].name, caption=caption)
     picture = await hand_file(obs, caption, messages.hand_cards(obs, lang), lang,
