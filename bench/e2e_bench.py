@@ -124,6 +124,9 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
         assert click.acked_at is not None
         acks.append((click.acked_at - click.sent_at) * 1000)
         boards_ms.append((new[0].at - click.sent_at) * 1000)
+        # the hand message becomes the new hand just after the board (a person sees it
+        # change; after an exchange, it is the same person's turn again at once)
+        await fake.wait_for(lambda p=prompt: not shows_choices(p), 30, "the new hand")
 
 
 _rng = random.Random(7)
