@@ -245,7 +245,7 @@ class TableClicks:
                 raise
             played = t("prompt.played", lang, move=messages.describe(action, lang))
             if mover is not None:
-                await self._in_place.played(interaction, game_id, mover, played, lang)
+                await self._in_place.played(interaction, game_id, mover, ply, played, lang)
                 return
             try:
                 await interaction.edit_original_response(content=played, view=None,

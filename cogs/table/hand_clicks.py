@@ -19,6 +19,7 @@ the bookkeeping of what the message shows belongs to ``DirectMessages``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from typing import Any
@@ -103,8 +104,8 @@ class HandInPlace:
         await self._noted(interaction, table.game_id, seat, messages.hand_shown(obs))
 
     async def played(self, interaction: discord.Interaction, game_id: int, seat: int,
-                     played: str, lang: str) -> None:
-        """A number tapped and the move made (its announcements told): the hand message
+                     ply: int, played: str, lang: str) -> None:
+        """A number tapped and move ``ply`` made (its announcements told): the hand message
         becomes the new hand with the move on top. If that edit fails, the hand is
         delivered as any other change of it is (an edit of the kept message)."""
         try:
@@ -117,8 +118,9 @@ class HandInPlace:
         except SENDING_FAILED:
             log.info("could not show the new hand of game %d in place; editing it instead",
                      game_id, exc_info=True)
-            self._dms.not_shown_by_click(game_id, seat, table.ply - 1)
-            await self._dms.deliver_hand(self._manager.get(game_id), seat)
+            self._dms.not_shown_by_click(game_id, seat, ply)
+            with contextlib.suppress(Refusal):  # (unless the game ended meanwhile)
+                await self._dms.deliver_hand(self._manager.get(game_id), seat)
 
     async def made_true(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str) -> None:
