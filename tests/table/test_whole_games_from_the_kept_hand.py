@@ -128,6 +128,7 @@ async def test_a_dice_game_posts_one_board_a_turn_that_names_the_roll(world: Wor
     prompts = []
 
     async def turn(person: Person, board: object) -> None:
+        person.reload_app()  # as in Kids: only what stays is there (Dice: the public board)
         prompt = await (await person.click(board, label="Roll")).reply()  # type: ignore[arg-type]
         prompts.append(prompt)
         if any(c.startswith(("seq:play:", "seq:spaces:")) for c in prompt.custom_ids()):
