@@ -85,7 +85,10 @@ class SequenceBot(commands.Bot):
         self.store = store = await open_store(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
-        self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
+        seed = self.settings.game_seed  # (benchmarks only: the same games every run)
+        self.manager = manager = GameManager(
+            store, computer_delay=self.settings.computer_delay,
+            seed_source=None if seed is None else (lambda: seed))
         self.desk = desk = Desk(self, manager, posted=store.posted,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads

@@ -3,15 +3,17 @@
     buttons.py    the DynamicItems and the ``Clicks`` protocol they call (imports nothing
                   else of this package)
     clicks.py     clicks (and the commands that share their work) -> manager calls
+    hand_clicks.py  clicks on the hand message kept in a DM, answered by changing it
     announcer.py  one method per manager event -> messages out
     recovery.py   after a restart: post only what the channel is missing
     messages.py   pure builders: lobby, move and turn lines, views
-    hands.py      a hand as a message (DM, "My hand", recovery)
+    hands.py      a hand as a message (DM, "My hand", recovery): hand, choice, game over
     pictures.py   board, hand and replay files, drawn off the event loop
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept
                   in the store, so any process can edit or tidy any game's messages)
     pace.py       at most Discord's message rate in any one channel
-    dms.py        DM delivery, the closed-door memory (kept in the store too), one retry
+    dms.py        the hand message kept per seat in the DMs (edited when the hand changes),
+                  the closed-door memory (both kept in the store too), one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards

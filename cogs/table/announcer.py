@@ -137,6 +137,10 @@ class Announcer:
             # Discord refused even after discord.py's own tries: show the position once
             # more a little later, unless a newer board gets through first. Never a loop.
             self._later(self._show_board_again(table.game_id, event.ply))
+        if event.action == "skip" and table.game == "kids":
+            # the turn went by while the seat's hand message may show a card's choices:
+            # it shows the cards again (their numbers belong to the turn gone by)
+            await self._dms.deliver_hand(table, event.seat)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

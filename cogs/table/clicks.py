@@ -7,7 +7,6 @@ module only knows who clicked, in which language, and what to show them back.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from typing import Any
 
@@ -21,9 +20,10 @@ from ..i18n import card as card_name
 from ..i18n import t
 from . import messages
 from .dms import DirectMessages
+from .hand_clicks import HandInPlace, seat_on
 from .hands import hand_payload
 from .pictures import choice_file
-from .posts import Posts
+from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences, speaker_lang
 from .replies import answer, public_placeholder_gone_on_refusal, refusal, refusals, reply
 
@@ -40,6 +40,7 @@ class TableClicks:
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
+        self._in_place = HandInPlace(bot, manager, dms)
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction, game: str,
@@ -158,16 +159,25 @@ class TableClicks:
     async def card_click(self, interaction: discord.Interaction, game_id: int, card: str,
                          seat: int | None = None) -> None:
         """A card of one seat's hand (``seat``; hands drawn before family seats name none:
-        the clicker's own)."""
+        the clicker's own). On the hand message in the DMs, the answer is that message
+        changed into the card's choices (``hand_clicks``); elsewhere (the ephemeral "My
+        hand"), an ephemeral message with them."""
         async with refusals(interaction, "card button"):
             await self._manager.catch_up(game_id)
+            lang = speaker_lang(interaction)
+            in_place = await self._in_place.applies(interaction)
+            if in_place and not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
             table = self._seat_or_refuse(game_id, interaction.user.id)
             if seat is None:
                 seat = table.seat_of(interaction.user.id)
             if seat is None or seat not in table.held_seats(interaction.user.id):
                 raise refusal("not_your_seat")  # a stranger's click, or a forged id
-            lang = speaker_lang(interaction)
             obs = self._manager.seat_observation(game_id, seat)
+            if in_place and card not in (obs.get("hand") or []):
+                await self._in_place.made_true(interaction, table, seat, lang)
+                return
             if table.turn != seat:
                 raise refusal("not_your_turn")
             if card not in (obs.get("hand") or []):
@@ -179,16 +189,21 @@ class TableClicks:
             key = "prompt.remove" if card == "dragon" else "prompt.space"
             question = t(key, lang, card=card_name(card, lang), the_card=t(f"the_card.{card}",
                                                                             lang))
+            if in_place:
+                await self._in_place.offer(interaction, table, seat, obs, actions, question,
+                                           lang, removing=card == "dragon")
+                return
             await self._offer(interaction, game_id, obs, actions, question, lang,
                               removing=card == "dragon")
 
     async def _offer(self, interaction: discord.Interaction, game_id: int,
                      obs: Observation, actions: list[str], question: str, lang: str, *,
-                     removing: bool) -> None:
-        """The choices for one move: the small board with the spaces numbered, and the
-        buttons (or menus) with the same numbers, as an ephemeral reply."""
+                     removing: bool, dice: list[int] | None = None) -> None:
+        """The choices for one move: the small board with the spaces numbered (``dice``: a
+        roll, drawn above it), and the buttons (or menus) with the same numbers, as an
+        ephemeral reply."""
         spaces = messages.spaces_of(actions)
-        picture = await choice_file(obs, spaces, lang, game_id, removing=removing)
+        picture = await choice_file(obs, spaces, lang, game_id, removing=removing, dice=dice)
         lines = [question, t("prompt.pick_number", lang)] if spaces else [question]
         view = messages.choices_view(game_id, int(obs["history_length"]), actions, lang)
         extra: dict[str, Any] = {} if picture is None else {"file": picture}
@@ -198,27 +213,39 @@ class TableClicks:
                          ply: int) -> None:
         async with refusals(interaction, "move button"):
             await self._manager.catch_up(game_id)
-            table = self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
+            in_place = await self._in_place.applies(interaction)
+            if in_place and not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
+            table = self._seat_or_refuse(game_id, interaction.user.id)
             seat = table.seat_of(interaction.user.id)
-            # A move made in the DMs: its own answer (the choice message, edited) becomes the
-            # new hand, instead of a new DM: an interaction response does not count against
-            # Discord's global rate limit, a DM does.
-            in_hand = (table.game == "kids" and interaction.guild_id is None
-                       and seat is not None and seat == table.turn)
-            if in_hand and seat is not None:
-                self._dms.shown_by_click(game_id, seat, ply)
+            in_place = in_place and table.game == "kids"
+            shown = seat_on(interaction.message, game_id) if in_place else None
+            if shown is not None and shown not in table.held_seats(interaction.user.id):
+                raise refusal("not_your_seat")  # the numbers on another seat's hand
+            # A move made from the hand message in the DMs: that message (showing the
+            # card's choices) becomes the new hand, an interaction response (outside
+            # Discord's global rate limit, where a DM would count), so the hand's own DM
+            # is not sent for this move.
+            mover = seat if in_place and seat is not None and seat == table.turn else None
+            if mover is not None:
+                self._dms.shown_by_click(game_id, mover, ply)
             await interaction.response.defer()
             try:
                 await self._manager.submit(game_id, interaction.user.id, action,
                                            expected_ply=ply)
-            except BaseException:
-                if seat is not None:
-                    self._dms.not_shown_by_click(game_id, seat, ply)
+            except BaseException as exc:
+                if mover is not None:
+                    self._dms.not_shown_by_click(game_id, mover, ply)
+                if in_place and isinstance(exc, Refusal):
+                    # numbers of a turn gone by (or not this seat's turn): the message
+                    # shows the hand as it is, and the refusal says why
+                    await self._hand_again(interaction, table, seat, lang)
                 raise
             played = t("prompt.played", lang, move=messages.describe(action, lang))
-            if in_hand and seat is not None:
-                await self._show_hand_in_place(interaction, game_id, seat, played, lang)
+            if mover is not None:
+                await self._in_place.played(interaction, game_id, mover, ply, played, lang)
                 return
             try:
                 await interaction.edit_original_response(content=played, view=None,
@@ -226,30 +253,34 @@ class TableClicks:
             except discord.HTTPException:
                 log.debug("could not mark the move prompt as played", exc_info=True)
 
-    async def _show_hand_in_place(self, interaction: discord.Interaction, game_id: int,
-                                  seat: int, played: str, lang: str) -> None:
-        """After a move from the DMs: the choice message says what was played and becomes
-        the seat's new hand. If that edit fails, the hand goes by DM after all."""
-        try:
-            table = self._manager.get(game_id)
-        except Refusal:
-            table = None  # the move ended the game: the prompt only says what was played
-        if table is None or table.status != "playing":
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.edit_original_response(content=played, view=None,
-                                                         attachments=[])
+    async def _hand_again(self, interaction: discord.Interaction, table: TableView,
+                          seat: int | None, lang: str) -> None:
+        """A refused number on a DM hand message: that message shows its seat's hand."""
+        shown = seat_on(interaction.message, table.game_id)
+        seat = shown if shown is not None else seat
+        if seat is None or seat not in table.held_seats(interaction.user.id):
             return
-        obs = self._manager.seat_observation(game_id, seat)
-        payload = await hand_payload(self._bot, table, obs, lang)
-        picture = payload.pop("file", None)
         try:
-            await interaction.edit_original_response(
-                content=played + "\n" + str(payload.get("content") or ""),
-                view=payload.get("view"), attachments=[picture] if picture else [])
-        except discord.HTTPException:
-            log.info("could not show the new hand of game %d in place; sending it by DM",
-                     game_id, exc_info=True)
-            await self._dms.deliver_hand(table, seat, obs)
+            await self._in_place.made_true(interaction, table, seat, lang)
+        except SENDING_FAILED:
+            log.info("could not show the hand of game %d again", table.game_id,
+                     exc_info=True)
+
+    async def back_to_cards(self, interaction: discord.Interaction, game_id: int, seat: int
+                            ) -> None:
+        """From a card's choices on a DM hand message, back to that seat's cards."""
+        async with refusals(interaction, "back to the cards"):
+            if not await self._in_place.applies(interaction):
+                raise refusal("stale_button")  # only ever on a hand message in the DMs
+            await self._manager.catch_up(game_id)
+            lang = speaker_lang(interaction)
+            if not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
+            table = self._seat_or_refuse(game_id, interaction.user.id)
+            if seat not in table.held_seats(interaction.user.id):
+                raise refusal("not_your_seat")
+            await self._in_place.show_hand(interaction, table, seat, lang)
 
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
@@ -268,15 +299,22 @@ class TableClicks:
             table = self._manager.get(game_id)
             obs = self._manager.observation_for(game_id, interaction.user.id)
             roll = obs.get("last_roll")
-            a, b = roll if roll else ("?", "?")
             actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
+            if not roll:
+                raise refusal("must_roll")
             if table.turn != obs.get("seat") or not actions:
-                await reply(interaction, t("moved.roll", lang,
-                                           name=interaction.user.display_name, a=a, b=b))
+                # the roll allowed no move (it was passed for them): say why, as the board
+                name = interaction.user.display_name
+                await reply(interaction, messages.dice_line(name, "pass", obs, lang)
+                            or t("moved.roll", lang, name=name, a=roll[0], b=roll[1]))
                 return
+            # the roll is shown to the roller here, as dice on the picture and in words; the
+            # channel hears of it on the board that follows the move
+            a, b = roll
             await self._offer(interaction, game_id, obs, actions,
-                              t("prompt.dice", lang, a=a, b=b), lang,
-                              removing=all(a.startswith("remove@") for a in actions))
+                              t("prompt.dice.total", lang, a=a, b=b, total=a + b), lang,
+                              removing=all(a.startswith("remove@") for a in actions),
+                              dice=[a, b])
 
     # ------------------------------------------------------------------ rematches
     async def rematch(self, interaction: discord.Interaction, game: str,

@@ -7,7 +7,9 @@ need no client either.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import discord
@@ -21,6 +23,7 @@ from ..i18n import card as card_name
 from ..i18n import t
 from .buttons import (
     CHILD_NAME,
+    BackToCards,
     CardButton,
     HandButton,
     LobbyButton,
@@ -45,10 +48,15 @@ def stopped(view: discord.ui.View) -> discord.ui.View:
 def seat_names(table: TableView, lang: str) -> list[str]:
     """Each seat's name; computers by level, numbered when two share a level (two
     "Computer (medium)" in one legend would be one name for two players)."""
-    levels = Counter(s.level for s in table.seats if s.is_computer)
-    numbers = iter(range(1, len(table.seats) + 1))
+    return names_of(table.seats, lang)
+
+
+def names_of(seats: Sequence[Seat], lang: str) -> list[str]:
+    """``seat_names`` of seats read back from the store (a finished game)."""
+    levels = Counter(s.level for s in seats if s.is_computer)
+    numbers = iter(range(1, len(seats) + 1))
     names = []
-    for s in table.seats:
+    for s in seats:
         if not s.is_computer:
             names.append(s.name)
             continue
@@ -200,10 +208,37 @@ def told_before(action: str) -> bool:
     return action == "skip" or action.startswith(("resign:", "computer:"))
 
 
+def dice_line(name: str, action: str, obs: Observation, lang: str) -> str | None:
+    """A Sequence Dice turn in one line, the roll first ("Emma rolled 6 + 3 = 9 and covered
+    E4"): the roll is not posted on a board of its own, so the board after the move tells
+    everyone what was rolled, and a roll that allowed no move says why. None if the
+    observation has no roll to tell."""
+    roll = obs.get("last_roll")
+    if not roll:
+        return None
+    a, b = roll
+    total = a + b
+    kind, _, space = action.partition("@")
+    if action == "pass":
+        key = "moved.dice.pass.ten" if total == 10 else "moved.dice.pass"
+    elif kind in ("place", "replace", "remove") and space:
+        key = f"moved.dice.{kind}"
+    else:
+        return None
+    line = t(key, lang, name=name, a=a, b=b, total=total, space=space)
+    if total in (2, 12) and not obs.get("is_over"):
+        line += " " + t("moved.dice.again", lang, total=total, name=name)
+    return line
+
+
 def move_line(table: TableView, event: Moved, lang: str) -> str:
     name = seat_name(table, event.seat, lang)
     action, obs = event.action, event.observation
     kind, _, space = action.partition("@")
+    if table.game == "dice":
+        said = dice_line(name, action, obs, lang)
+        if said is not None:
+            return said
     if action == "pass":
         return _roll_first(table, obs, name, t("moved.pass", lang, name=name), lang)
     if action == "roll":
@@ -431,6 +466,28 @@ def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
     for card in dict.fromkeys(obs.get("hand") or []):
         view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead,
                                  emoji=CARD_EMOJI.get(card), seat=obs.get("seat")))
+    return stopped(view)
+
+
+def hand_shown(obs: Observation) -> str:
+    """What a hand message shows, in a few words kept with it in the store: its cards, a
+    dead one starred (shown red), so an edit that would change nothing is not sent."""
+    dead = set(obs.get("dead") or [])
+    return "hand:" + ",".join(c + ("*" if c in dead else "") for c in obs.get("hand") or [])
+
+
+def choice_shown(ply: int) -> str:
+    """What a hand message shows while it offers one card's spaces (of move ``ply``)."""
+    return f"choice:{ply}"
+
+
+def hand_choice_view(game_id: int, seat: int, ply: int, actions: list[str], lang: str
+                     ) -> discord.ui.View:
+    """The choices for one card, on the hand message itself: the numbered spaces and a
+    way back to the seat's cards (when a row is left for it: Kids never fills the five)."""
+    view = choices_view(game_id, ply, actions, lang)
+    with contextlib.suppress(ValueError):  # no row left (five menus): the numbers first
+        view.add_item(BackToCards(game_id, seat, t("button.back_to_cards", lang)))
     return stopped(view)
 
 

@@ -22,7 +22,7 @@ from engine.observation import Observation
 from ..i18n import t
 from . import messages
 from .dms import DirectMessages
-from .pictures import BOARD, HAND, board_alt
+from .pictures import BOARD, board_alt
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 from .shards import owns
@@ -187,19 +187,26 @@ class Recovery:
             nonce=f"shown:{table.game_id}:{table.ply}")
 
     async def _hand(self, table: TableView, seat: int) -> None:
-        """One seat's hand, unless the newest hand of that seat in the DMs shows it (a
-        grown-up's DMs hold one hand per seat they play)."""
+        """One seat's hand message made true: the store knows which message it is and what
+        it shows, so it is edited only if the hand changed meanwhile (no channel is read).
+        A game from before hand messages were kept: the seat's newest hand in the DMs is
+        found once and taken as its message (a grown-up's DMs hold one per seat)."""
         user_id = table.seats[seat].user_id
         assert user_id is not None
-        lang = self._prefs.user_lang(user_id, table.guild_id)
-        obs = self._manager.seat_observation(table.game_id, seat)
+        if await self._dms.kept_hand(table.game_id, seat) is None:
+            await self._adopt(table, seat, user_id)
+        await self._dms.deliver_hand(table, seat)
+
+    async def _adopt(self, table: TableView, seat: int, user_id: int) -> None:
         channel = await self._dms.dm_channel(user_id)
         if channel is None:
             return
         of_seat = f"seq:card:{table.game_id}:{seat}:"
-        recent = [m for m in await self._recent(channel)
-                  if any((getattr(c, "custom_id", None) or "").startswith(of_seat)
-                         for row in m.components for c in getattr(row, "children", []))]
-        shown = self._newest_picture(recent, HAND)
-        if shown != messages.hand_cards(obs, lang):
-            await self._dms.deliver_hand(table, seat)
+        newest = next((m for m in await self._recent(channel) if self._mine(m)
+                       and not m.flags.ephemeral
+                       and any((getattr(c, "custom_id", None) or "").startswith(of_seat)
+                               for row in m.components for c in getattr(row, "children", []))),
+                      None)
+        if newest is not None:
+            # what it shows is not known: the hand is drawn on it once (an edit, no new DM)
+            await self._dms.hand_message_is(table.game_id, seat, user_id, newest, "")

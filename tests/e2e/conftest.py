@@ -57,9 +57,10 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
 
 
 async def make_world(tmp_path: Path, names: tuple[str, ...], *, locale: str = "en-US",
-                     guild_locale: str = "en-US") -> AsyncIterator[World]:
+                     guild_locale: str = "en-US", channels: tuple[str, ...] = ("general",)
+                     ) -> AsyncIterator[World]:
     async with FakeDiscord() as fake:
-        guild = fake.add_guild("Family", locale=guild_locale)
+        guild = fake.add_guild("Family", locale=guild_locale, channels=channels)
         people = {n: fake.add_person(n, guild, locale=locale) for n in names}
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "sequence.db") as bot:

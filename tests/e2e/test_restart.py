@@ -39,12 +39,13 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
                 _, mover, hand = await begun(fake, alice, bob)
             # the bot is gone; a new one starts from the same database
             async with running_bot(fake, guild, db):
-                # the new bot reads what the channel and the DMs show, finds nothing missing
-                # (the old one announced everything), and so doubles nothing
+                # the new bot reads what the channel shows (the store says which message
+                # is each hand and what it shows), finds nothing missing (the old one
+                # announced everything), and so doubles nothing
                 hands_before = len(hand_dms(mover))
                 shown_before = len(boards(fake, channel))
-                await fake.wait_for(lambda: sum(r.method == "GET" and r.path.endswith(
-                    "/messages") for r in fake.requests) >= 3, 5, "the bot reading back")
+                await fake.wait_for(lambda: any(r.method == "GET" and r.path.endswith(
+                    f"/{channel}/messages") for r in fake.requests), 5, "the bot reading back")
                 assert len(boards(fake, channel)) == shown_before
                 assert len(hand_dms(mover)) == hands_before
                 before = len(boards(fake, channel))
@@ -69,9 +70,13 @@ async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_pat
         with fake.pointed_at():
             async with running_bot(fake, guild, db):
                 board, mover, hand = await begun(fake, alice, bob)
-            # as if the old process died before these reached Discord
+            # as if the old process died before these reached Discord (so it never noted
+            # which message is the hand either)
             board.deleted = True
             hand.deleted = True
+            store = await Store.open(db)
+            await store.database.write(lambda tx: tx.execute("DELETE FROM dm_hands"))
+            await store.close()
             async with running_bot(fake, guild, db):
                 shown = await fake.wait_for(lambda: [b for b in boards(fake, channel)
                                                      if "restarted" in b.content], 5,

@@ -916,14 +916,20 @@ class FakeDiscord:
                            ) -> Any:
         return self._channel(int(m["channel"]))
 
-    async def _post_message(self, request: web.Request, m: re.Match[str], body: RequestBody
-                            ) -> Any:
-        channel_id = int(m["channel"])
-        channel = self._channel(channel_id)
+    def _door_open(self, channel: dict[str, Any]) -> None:
+        """A DM to someone who closed their DMs is refused, a new message or an edit of an
+        old one alike (the fake assumes the stricter of the two; interaction responses,
+        which the person asked for, are not refused)."""
         if channel["type"] == 1:
             recipient = int(channel["recipients"][0]["id"])
             if recipient in self.faults.closed_dms:
                 raise HttpError(403, 50007, "Cannot send messages to this user")
+
+    async def _post_message(self, request: web.Request, m: re.Match[str], body: RequestBody
+                            ) -> Any:
+        channel_id = int(m["channel"])
+        channel = self._channel(channel_id)
+        self._door_open(channel)
         payload = body.json or {}
         nonce = payload.get("nonce")
         if nonce is not None and payload.get("enforce_nonce"):
@@ -951,6 +957,7 @@ class FakeDiscord:
 
     async def _edit_message(self, request: web.Request, m: re.Match[str], body: RequestBody
                             ) -> Any:
+        self._door_open(self._channel(int(m["channel"])))
         message = self._message(int(m["channel"]), int(m["message"]))
         return self.edit_message(message, body.json or {}, body.files).data
 
