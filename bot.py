@@ -32,7 +32,7 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
-from engine.manager import GameManager
+from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, open_store, redacted
 from runtime.invite import invite_url
 from runtime.link import (
@@ -55,10 +55,13 @@ class SequenceBot(commands.Bot):
     """The bot: opens the store, starts the manager, builds the table desk, adds the cogs,
     syncs the commands. Each part is built here, typed, and handed to what uses it."""
 
-    def __init__(self, settings: Settings, **options: Any) -> None:
+    def __init__(self, settings: Settings, *, clock: Clock | None = None, **options: Any
+                 ) -> None:
+        """``clock``: the game manager's time (tests move it by hand; default the system's)."""
         options.setdefault("intents", discord.Intents.default())
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
+        self._clock = clock
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
@@ -87,7 +90,7 @@ class SequenceBot(commands.Bot):
                  redacted(url) if url else self.settings.database_path, store.schema_version)
         seed = self.settings.game_seed  # (benchmarks only: the same games every run)
         self.manager = manager = GameManager(
-            store, computer_delay=self.settings.computer_delay,
+            store, computer_delay=self.settings.computer_delay, clock=self._clock,
             seed_source=None if seed is None else (lambda: seed))
         self.desk = desk = Desk(self, manager, posted=store.posted,
                                 pace=ChannelPace(messages=self.settings.channel_pace))

@@ -25,6 +25,7 @@ from .i18n import t
 from .rules import show_rules
 from .table import Desk, messages
 from .table.buttons import modal_submitted, understood
+from .table.choices import describe, numbered, numbered_label
 from .table.clicks import is_moderator
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
@@ -209,7 +210,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.submit(table.game_id, interaction.user.id, action)
             await reply(interaction, t("prompt.played", lang,
-                                                   move=messages.describe(action, lang)))
+                                                   move=describe(action, lang)))
 
     @staticmethod
     def action_from(game: str, card: str | None, space: str | None) -> str | None:
@@ -254,8 +255,8 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         needle = current.casefold().strip()
         choices: list[Choice[str]] = []
         if table is not None and table.game == "dice":
-            for n, action in messages.numbered([a for a in legal if "@" in a]):
-                choices.append(Choice(name=messages.numbered_label(n, action, lang),
+            for n, action in numbered([a for a in legal if "@" in a]):
+                choices.append(Choice(name=numbered_label(n, action, lang),
                                       value=action))
         else:
             typed = str(getattr(interaction.namespace, "card", "") or "")
@@ -264,7 +265,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                 a.partition("@")[0] for a in legal if "@" in a))
             for kind in kinds:
                 # numbered as on the choice picture of that card: "Lion - space 2 (B3)"
-                for n, action in messages.numbered([a for a in legal
+                for n, action in numbered([a for a in legal
                                                     if a.partition("@")[0] == kind]):
                     space = action.partition("@")[2]
                     choices.append(Choice(name=t("autocomplete.card_space", lang,

@@ -7,6 +7,7 @@
     announcer.py  one method per manager event -> messages out
     recovery.py   after a restart: post only what the channel is missing
     messages.py   pure builders: lobby, move and turn lines, views
+    choices.py    pure builders: a move in words, the numbered choices (buttons, menus)
     hands.py      a hand as a message (DM, "My hand", recovery): hand, choice, game over
     pictures.py   board, hand and replay files, drawn off the event loop
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept

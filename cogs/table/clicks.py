@@ -19,6 +19,7 @@ from engine.observation import Observation
 from ..i18n import card as card_name
 from ..i18n import t
 from . import messages
+from .choices import choices_view, describe, spaces_of
 from .dms import DirectMessages
 from .hand_clicks import HandInPlace, seat_on
 from .hands import hand_payload
@@ -202,10 +203,10 @@ class TableClicks:
         """The choices for one move: the small board with the spaces numbered (``dice``: a
         roll, drawn above it), and the buttons (or menus) with the same numbers, as an
         ephemeral reply."""
-        spaces = messages.spaces_of(actions)
+        spaces = spaces_of(actions)
         picture = await choice_file(obs, spaces, lang, game_id, removing=removing, dice=dice)
         lines = [question, t("prompt.pick_number", lang)] if spaces else [question]
-        view = messages.choices_view(game_id, int(obs["history_length"]), actions, lang)
+        view = choices_view(game_id, int(obs["history_length"]), actions, lang)
         extra: dict[str, Any] = {} if picture is None else {"file": picture}
         await reply(interaction, "\n".join(lines), view=view, **extra)
 
@@ -243,7 +244,7 @@ class TableClicks:
                     # shows the hand as it is, and the refusal says why
                     await self._hand_again(interaction, table, seat, lang)
                 raise
-            played = t("prompt.played", lang, move=messages.describe(action, lang))
+            played = t("prompt.played", lang, move=describe(action, lang))
             if mover is not None:
                 await self._in_place.played(interaction, game_id, mover, ply, played, lang)
                 return

@@ -41,7 +41,7 @@ from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
-from .hands import hand_payload, where
+from .hands import hand_payload, hand_shown, where
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 
@@ -200,7 +200,7 @@ class DirectMessages:
         lang = self._prefs.user_lang(user_id, table.guild_id)
         if obs is None:
             obs = self._manager.seat_observation(table.game_id, seat)
-        shows = messages.hand_shown(obs)
+        shows = hand_shown(obs)
         kept = await self.kept_hand(table.game_id, seat)
         if kept is not None and kept.user_id == user_id and kept.shows == shows:
             return  # it shows this hand already

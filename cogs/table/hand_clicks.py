@@ -31,10 +31,9 @@ from engine.manager import GameManager, TableView
 from engine.observation import Observation
 
 from ..i18n import t
-from . import messages
 from .buttons import BACK, CARD
 from .dms import DirectMessages
-from .hands import choice_payload, hand_payload, over_payload
+from .hands import choice_payload, choice_shown, hand_payload, hand_shown, over_payload
 from .posts import SENDING_FAILED
 
 log = logging.getLogger(__name__)
@@ -83,7 +82,7 @@ class HandInPlace:
                                        removing=removing)
         await _update(interaction, payload)
         await self._noted(interaction, table.game_id, seat,
-                          messages.choice_shown(int(obs["history_length"])))
+                          choice_shown(int(obs["history_length"])))
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str, *, note: str | None = None) -> None:
@@ -101,7 +100,7 @@ class HandInPlace:
             return
         payload = await hand_payload(self._bot, table, obs, lang, note=note)
         await _update(interaction, payload)
-        await self._noted(interaction, table.game_id, seat, messages.hand_shown(obs))
+        await self._noted(interaction, table.game_id, seat, hand_shown(obs))
 
     async def played(self, interaction: discord.Interaction, game_id: int, seat: int,
                      ply: int, played: str, lang: str) -> None:

@@ -9,6 +9,7 @@ is over, what happened and what to do now (``over_payload``).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import discord
@@ -17,9 +18,15 @@ from engine.factory import load
 from engine.manager import TableView
 from engine.manager.store import GameRecord
 from engine.observation import Observation
+from render.emoji import CARD_EMOJI
+from render.palette import chip_style
 
+from ..i18n import card as card_name
 from ..i18n import t
 from . import messages
+from .buttons import BackToCards, CardButton
+from .choices import choices_view, spaces_of
+from .messages import game_name, stopped
 from .pictures import board_file, choice_file, hand_file
 
 
@@ -43,17 +50,17 @@ async def hand_payload(bot: discord.Client, table: TableView, obs: Observation, 
         return {"content": t("hand.none", lang)}
     place = where(bot, table, lang)
     seat = obs.get("seat")
-    labelled = seat is not None and messages.labelled(table, seat)
-    lines = messages.hand_text(table, obs, lang, place).split("\n")
+    headed = seat is not None and labelled(table, seat)
+    lines = hand_text(table, obs, lang, place).split("\n")
     if note:  # under the seat's heading, when it has one: whose hand comes first
-        lines.insert(1 if labelled else 0, note)
+        lines.insert(1 if headed else 0, note)
     payload: dict[str, Any] = {"content": "\n".join(lines),
-                               "view": messages.hand_view(table, obs, lang)}
+                               "view": hand_view(table, obs, lang)}
     caption = t("hand.caption", lang, game=messages.game_name(table, lang), place=place)
-    if labelled and seat is not None:
+    if headed and seat is not None:
         # whose hand, on the picture too: a grown-up's DMs hold one per seat they play
         caption = t("hand.caption.seat", lang, name=table.seats[seat].name, caption=caption)
-    picture = await hand_file(obs, caption, messages.hand_cards(obs, lang), lang,
+    picture = await hand_file(obs, caption, hand_cards(obs, lang), lang,
                               table.game_id)
     if picture is not None:
         payload["file"] = picture
@@ -65,13 +72,13 @@ async def choice_payload(table: TableView, obs: Observation, seat: int, actions:
     """One card's choices on the seat's hand message: the small board with the spaces
     numbered, the question, the number buttons and the way back to the cards. A grown-up's
     DMs hold a hand per seat, so a labelled hand stays headed with its seat."""
-    spaces = messages.spaces_of(actions)
+    spaces = spaces_of(actions)
     lines = [question, t("prompt.pick_number", lang)] if spaces else [question]
-    if messages.labelled(table, seat):
-        lines.insert(0, messages.seat_heading(table, obs, seat, lang))
+    if labelled(table, seat):
+        lines.insert(0, seat_heading(table, obs, seat, lang))
     payload: dict[str, Any] = {
         "content": "\n".join(lines),
-        "view": messages.hand_choice_view(table.game_id, seat, int(obs["history_length"]),
+        "view": hand_choice_view(table.game_id, seat, int(obs["history_length"]),
                                           actions, lang)}
     picture = await choice_file(obs, spaces, lang, table.game_id, removing=removing)
     if picture is not None:
@@ -102,3 +109,68 @@ async def over_payload(bot: discord.Client, record: GameRecord | None, lang: str
     if picture is not None:
         payload["file"] = picture
     return payload
+
+
+# -- the pure builders of a hand message --------------------------------------------
+
+def hand_text(table: TableView, obs: Observation, lang: str, where: str) -> str:
+    """The words over a hand: whose cards (when one account holds several hands), which
+    game, where, and how to play it. They hold whoever's turn it is, so a hand in the DMs
+    never goes stale between two moves."""
+    lines = [t("hand.dm", lang, game=game_name(table, lang), place=where), t("hand.turn", lang)]
+    seat = obs.get("seat")
+    if seat is not None and labelled(table, seat):
+        lines.insert(0, seat_heading(table, obs, seat, lang))
+    return "\n".join(lines)
+
+
+def labelled(table: TableView, seat: int) -> bool:
+    """A hand is headed with its seat when it is a child's or its account holds several."""
+    s = table.seats[seat]
+    return s.is_child or (s.user_id is not None and len(table.held_seats(s.user_id)) > 1)
+
+
+def seat_heading(table: TableView, obs: Observation, seat: int, lang: str) -> str:
+    """"Emma's cards - blue, square": the seat's name, chip colour and chip mark."""
+    colours = obs.get("colours") or []
+    side_of = obs.get("side_of_seat") or []
+    colour = colours[side_of[seat]] if seat < len(side_of) else ""
+    return t("hand.for_seat", lang, name=table.seats[seat].name, colour=t(f"colour.{colour}",
+             lang), mark=t(f"alt.mark.{chip_style(colour).mark}", lang))
+
+
+def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
+    """A button per card in the hand (dead cards red: they can be exchanged)."""
+    view = discord.ui.View(timeout=None)
+    dead = set(obs.get("dead") or [])
+    for card in dict.fromkeys(obs.get("hand") or []):
+        view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead,
+                                 emoji=CARD_EMOJI.get(card), seat=obs.get("seat")))
+    return stopped(view)
+
+
+def hand_shown(obs: Observation) -> str:
+    """What a hand message shows, in a few words kept with it in the store: its cards, a
+    dead one starred (shown red), so an edit that would change nothing is not sent."""
+    dead = set(obs.get("dead") or [])
+    return "hand:" + ",".join(c + ("*" if c in dead else "") for c in obs.get("hand") or [])
+
+
+def choice_shown(ply: int) -> str:
+    """What a hand message shows while it offers one card's spaces (of move ``ply``)."""
+    return f"choice:{ply}"
+
+
+def hand_choice_view(game_id: int, seat: int, ply: int, actions: list[str], lang: str
+                     ) -> discord.ui.View:
+    """The choices for one card, on the hand message itself: the numbered spaces and a
+    way back to the seat's cards (when a row is left for it: Kids never fills the five)."""
+    view = choices_view(game_id, ply, actions, lang)
+    with contextlib.suppress(ValueError):  # no row left (five menus): the numbers first
+        view.add_item(BackToCards(game_id, seat, t("button.back_to_cards", lang)))
+    return stopped(view)
+
+
+def hand_cards(obs: Observation, lang: str) -> str:
+    """The hand in words: the alt text of its picture, and how recovery recognises it."""
+    return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])

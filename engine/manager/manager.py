@@ -60,23 +60,28 @@ class GameManager:
         """``claim``, ``promise``, ``resync_every``: the times several processes on one
         PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
         self.store = store
-        self.clock: Clock = clock or SystemClock()
+        self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
         self._tables = Tables()
         self._outbox = Outbox()
-        restorer = Restorer(store, self.clock)
+        restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
-                                    self._final_boards, self.clock,
+                                    self._final_boards, self._clock,
                                     computer_delay=computer_delay, claim=claim,
                                     promise=promise, resync_every=resync_every)
-        self._steps = Steps(store, self.clock, self._tables, self._outbox,
+        self._steps = Steps(store, self._clock, self._tables, self._outbox,
                             lobby_idle=lobby_idle)
-        self._computers = Computers(self._sharing, self._steps, self._outbox, self.clock,
+        self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     delay=computer_delay, make=agent_factory or make_agent)
         self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
-                        self.clock, interval=timer_interval)
+                        self._clock, interval=timer_interval)
         self._restorer = restorer
+
+    @property
+    def clock(self) -> Clock:
+        """The manager's time (given at construction: every owner reads the same one)."""
+        return self._clock
 
     @property
     def final_boards(self) -> FinalBoards:
@@ -204,7 +209,7 @@ class GameManager:
         """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
         rules.check_settings(changes)
         settings = replace(await self.store.games.guild_settings(guild_id), **changes)
-        await self.store.games.save_guild_settings(settings, now=self.clock.now())
+        await self.store.games.save_guild_settings(settings, now=self._clock.now())
         for table in self._tables.all():
             if table.guild_id == guild_id:
                 table.settings = settings

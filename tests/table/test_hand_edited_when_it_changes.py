@@ -89,7 +89,8 @@ async def test_a_move_made_from_my_hand_in_the_channel_edits_the_kept_hand(
 
 
 async def test_a_turn_the_timer_plays_for_an_absent_player_edits_their_kept_hand(
-        world: World) -> None:
+        timed_world: World) -> None:
+    world = timed_world
     alice, bob = world["Alice"], world["Bob"]
     clock = await timed_game(world, alice, bob, minutes=1, on_timeout="computer")
     person, game_id, seat_ = await mover_of(world)
@@ -105,7 +106,8 @@ async def test_a_turn_the_timer_plays_for_an_absent_player_edits_their_kept_hand
 
 
 async def test_a_turn_skipped_by_the_timer_takes_a_cards_choices_off_the_kept_hand(
-        world: World) -> None:
+        timed_world: World) -> None:
+    world = timed_world
     alice, bob = world["Alice"], world["Bob"]
     clock = await timed_game(world, alice, bob, minutes=1, on_timeout="skip")
     person, game_id, seat_ = await mover_of(world)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from cogs.table import messages
+from cogs.table import hands, messages
 from engine.manager import Moved, Seat, TableView
 
 
@@ -63,10 +63,10 @@ def test_a_two_or_a_twelve_says_it_rolls_again_unless_the_game_is_over() -> None
 
 
 def test_what_a_hand_message_shows_is_its_cards_with_the_dead_ones_marked() -> None:
-    assert messages.hand_shown({"hand": ["lion", "camel"], "dead": ["camel"]}) == \
+    assert hands.hand_shown({"hand": ["lion", "camel"], "dead": ["camel"]}) == \
         "hand:lion,camel*"
-    assert messages.hand_shown({"hand": []}) == "hand:"
-    assert messages.choice_shown(7) == "choice:7"
+    assert hands.hand_shown({"hand": []}) == "hand:"
+    assert hands.choice_shown(7) == "choice:7"
 
 
 def custom_ids(view: Any) -> list[str]:
@@ -74,11 +74,11 @@ def custom_ids(view: Any) -> list[str]:
 
 
 def test_a_cards_choices_on_the_hand_message_keep_a_way_back_to_the_cards() -> None:
-    few = messages.hand_choice_view(5, 1, 3, ["lion@B3", "lion@C4"], "en")
+    few = hands.hand_choice_view(5, 1, 3, ["lion@B3", "lion@C4"], "en")
     assert custom_ids(few)[-1] == "seq:back:5:1"
     assert few.children[-1].item.label == "Back to the cards"  # type: ignore[attr-defined]
     # a Unicorn on an empty board offers more than buttons hold: menus, and still the way
     unicorn = [f"unicorn@{c}{r}" for c in "ABCDEF" for r in range(1, 8)][:40]
-    menus = messages.hand_choice_view(5, 1, 3, unicorn, "no")
+    menus = hands.hand_choice_view(5, 1, 3, unicorn, "no")
     assert custom_ids(menus)[-1] == "seq:back:5:1"
     assert menus.children[-1].item.label == "Tilbake til kortene"  # type: ignore[attr-defined]
