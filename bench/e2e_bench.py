@@ -312,7 +312,7 @@ def _true_hand(db: Path, game_id: int, user_id: int) -> tuple[int, str] | None:
     """The seat ``user_id`` plays and its cards now, as the bot's own store holds them
     (the bot runs as its own process: the bench reads its SQLite file), in the words of
     the hand picture's alt text."""
-    from cogs.table.messages import hand_cards
+    from cogs.table.hands import hand_cards
     from engine.factory import load
 
     with contextlib.closing(sqlite3.connect(db)) as conn:

@@ -86,8 +86,8 @@ class Announcer:
 
     # ------------------------------------------------------------------ lobbies
     async def lobby_changed(self, event: LobbyChanged) -> None:
-        if event.reason == "created" or self._posts.lobby_held(event.table.game_id):
-            return  # the reply to /sequence new (or Rematch, once all are seated) shows it
+        if event.reason == "created":
+            return  # the reply to /sequence new (or Rematch, everyone seated) shows it
         await self._posts.refresh_lobby(event.table)
 
     async def lobby_cancelled(self, event: LobbyCancelled) -> None:
@@ -101,10 +101,8 @@ class Announcer:
     async def game_started(self, event: GameStarted) -> None:
         table = event.table
         await self._posts.refresh_lobby(table)
-        lobby = await self._posts.lobby_closed(table.game_id)
+        await self._posts.lobby_closed(table.game_id)
         lang = self._prefs.guild_lang(table.guild_id)
-        if self._prefs.uses_threads(table.guild_id):
-            table = await self._posts.open_thread(table, lobby, lang)
         obs = event.observation
         await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
                                      view=messages.board_view(table, obs, lang),

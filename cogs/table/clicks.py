@@ -7,6 +7,7 @@ module only knows who clicked, in which language, and what to show them back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -41,6 +42,7 @@ class TableClicks:
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
+        self._starting: dict[int, asyncio.Lock] = {}  # games whose Start is being pressed
         self._in_place = HandInPlace(bot, manager, dms)
 
     # ------------------------------------------------------------------ lobby
@@ -129,13 +131,45 @@ class TableClicks:
         elif what == "leave":
             await self._manager.leave(game_id, user.id)
         elif what == "start":
-            await self._manager.start_game(game_id, user.id)
+            await self._start(game_id, user.id)
         elif what == "cancel":
             await self._manager.cancel(game_id, user.id)
         elif what.startswith("cpu-"):
             await self._manager.add_computer(game_id, user.id, what[4:])
         else:
             raise refusal("unknown")
+
+    async def _start(self, game_id: int, user_id: int) -> None:
+        """Start the game; if its server plays each game in a thread of its own, the thread
+        is opened first and the game starts in it (saved with the start, so every board,
+        command and restart finds it there, and the channel is free for the next lobby)."""
+        # one start at a time per game in this process: a second click on Start waits for
+        # the first (and is then refused as started), instead of opening a second thread
+        starting = self._starting.setdefault(game_id, asyncio.Lock())
+        try:
+            async with starting:
+                await self._start_in_a_room(game_id, user_id)
+        finally:
+            if not starting.locked():
+                self._starting.pop(game_id, None)
+
+    async def _start_in_a_room(self, game_id: int, user_id: int) -> None:
+        table = self._manager.get(game_id)
+        lang = self._prefs.guild_lang(table.guild_id)
+        opened = None
+        if (self._prefs.uses_threads(table.guild_id) and table.status == "lobby"
+                and user_id == table.host_id and len(table.seats) >= 2):  # (else refused)
+            opened = await self._posts.open_thread(table, lang)
+        thread = opened[0] if opened is not None else None
+        try:
+            started = await self._manager.start_game(game_id, user_id, channel_id=thread)
+        except BaseException:
+            if thread is not None:
+                await self._posts.drop_thread(thread)
+            raise
+        if opened is not None and started.channel_id == thread:
+            await self._posts.thread_opened(started, table.channel_id, lang,
+                                            on_lobby=opened[1])
 
     # ------------------------------------------------------------------ hands and moves
     def _seat_or_refuse(self, game_id: int, user_id: int) -> TableView:
@@ -345,32 +379,13 @@ class TableClicks:
             host_id = host.user_id or 0
             await interaction.response.defer(thinking=True)
             channel_id = interaction.channel_id or record.channel_id
+            # everyone is seated as the lobby is made: it is never shown half filled
             async with public_placeholder_gone_on_refusal(interaction):
                 table = await self._manager.create_lobby(
                     record.kind, dict(record.options), Player(host_id, host.name),
                     record.guild_id, channel_id, on_leave=record.on_leave,
-                    turn_timer=record.turn_timer, family_seats=record.family_seats)
-            # Seat everyone before the lobby is shown, so it never shows a half-filled table
-            self._posts.hold_lobby(table.game_id)
-            try:
-                for seat in (s for s in seats if s is not host):
-                    try:
-                        if seat.level is not None or seat.user_id is None:
-                            await self._manager.add_computer(table.game_id, host_id,
-                                                             seat.level or "medium")
-                        elif seat.guardian is not None:  # a child, held by the same grown-up
-                            await self._manager.add_child(
-                                table.game_id, Player(seat.user_id, seat.guardian), seat.name)
-                        else:
-                            await self._manager.join(table.game_id,
-                                                     Player(seat.user_id, seat.name))
-                    except Refusal as exc:
-                        # someone else's lobby call got there first: seat whom we can
-                        log.info("rematch of game %d: could not seat %s again (%s)", game_id,
-                                 seat.name, exc.code)
-            finally:
-                self._posts.release_lobby(table.game_id)
-            table = self._manager.get(table.game_id)
+                    turn_timer=record.turn_timer, family_seats=record.family_seats,
+                    seat_again=[s for s in seats if s is not host])
             await self._show_new_lobby(interaction, table, t(
                 "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
 

@@ -751,6 +751,7 @@ class FakeDiscord:
         r("POST", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)/threads",
           self._start_thread)
         r("POST", r"/channels/(?P<channel>\d+)/threads", self._start_thread)
+        r("DELETE", r"/channels/(?P<channel>\d+)", self._delete_thread)
         r("GET", r"/guilds/(?P<guild>\d+)", self._get_guild)
         r("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member)
 
@@ -966,6 +967,25 @@ class FakeDiscord:
         message = self._message(int(m["channel"]), int(m["message"]))
         message.deleted = True
         return None
+
+    async def _delete_thread(self, request: web.Request, m: re.Match[str], body: RequestBody
+                             ) -> Any:
+        """Only threads are deleted here (a bot deleting a server's channel is nothing this
+        bot does: refused, as missing the Manage Channels permission would be)."""
+        thread_id = int(m["channel"])
+        self._channel(thread_id)
+        if thread_id not in self.threads:
+            raise HttpError(403, 50013, "Missing Permissions")
+        payload = self.channels.pop(thread_id)
+        del self.threads[thread_id]
+        self.channel_messages.pop(thread_id, None)
+        guild_id = self.channel_guild.pop(thread_id)
+        if self._sessions_for(guild_id):
+            self.dispatch("THREAD_DELETE", {"id": str(thread_id), "guild_id": str(guild_id),
+                                            "parent_id": payload.get("parent_id"),
+                                            "type": payload.get("type")})
+        self._changed()
+        return payload
 
     async def _typing(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
         self._channel(int(m["channel"]))

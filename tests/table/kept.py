@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cogs.table.messages import hand_cards
+from cogs.table.hands import hand_cards
 from tests.e2e.conftest import World
 from tests.e2e.people import (
     GAME_OVER,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cogs.table.messages import hand_cards
+from cogs.table.hands import hand_cards
 from engine.factory import load
 from engine.manager import Store
 from tests.community.play import lobby_of, seat, start
