@@ -66,9 +66,6 @@ class SequenceBot(commands.Bot):
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
-        # the handlers of clicks and commands under way (``cogs.table.replies.refusals``
-        # adds and removes them): a clean stop lets them finish first
-        self.in_flight: set[asyncio.Task[Any]] = set()
 
     @property
     def clicks(self) -> Clicks:
@@ -106,7 +103,7 @@ class SequenceBot(commands.Bot):
         for name, make in (
                 ("sequence", lambda: Sequence(self, desk)),
                 ("community", lambda: Community(self, manager, desk.prefs, store.standings,
-                                                store.layout))):
+                                                store.layout, desk.in_flight))):
             try:
                 await self.add_cog(make())
             except Exception:
@@ -155,10 +152,9 @@ class SequenceBot(commands.Bot):
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.
-        busy = {t for t in self.in_flight if not t.done() and t is not asyncio.current_task()}
-        if busy:
-            log.info("stopping: waiting for %d click(s) under way", len(busy))
-            await asyncio.wait(busy, timeout=DRAIN_SECONDS)
+        if self.desk is not None and (busy := self.desk.in_flight.busy()):
+            log.info("stopping: waiting for %d click(s) under way", busy)
+            await self.desk.in_flight.finish(DRAIN_SECONDS)
         if self.desk is not None:
             self.desk.prefs.stop()
             self.desk.close()

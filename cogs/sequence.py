@@ -74,6 +74,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         self.prefs = desk.prefs
         self.clicks = desk.clicks
         self.manager: GameManager = desk.manager
+        self.in_flight = desk.in_flight
         super().__init__()
 
     @commands.Cog.listener()
@@ -137,7 +138,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         if teams is not None:
             options["teams"] = teams
 
-        async with refusals(interaction, "/sequence new"):
+        async with refusals(interaction, "/sequence new", self.in_flight):
             await self.clicks.open_lobby(
                 interaction, game, options, on_leave=if_someone_leaves or "skip",
                 turn_timer=None if turn_timer is None else turn_timer * 60,
@@ -145,7 +146,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
 
     async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:
-        async with refusals(interaction, f"/sequence {what}"):
+        async with refusals(interaction, f"/sequence {what}", self.in_flight):
             table = self.manager.table_for_channel(interaction.channel_id or 0)
             if table is None:
                 raise refusal("no_lobby")
@@ -169,7 +170,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def remove(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4]) -> None:
-        async with refusals(interaction, "/sequence remove"):
+        async with refusals(interaction, "/sequence remove", self.in_flight):
             table = self._table_here(interaction)
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -184,7 +185,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction,
                     seat: app_commands.Range[int, 1, 4] | None = None) -> None:
-        async with refusals(interaction, "/sequence leave"):
+        async with refusals(interaction, "/sequence leave", self.in_flight):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
@@ -201,7 +202,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def play(self, interaction: discord.Interaction, card: str | None = None,
                    space: str | None = None) -> None:
-        async with refusals(interaction, "/sequence play"):
+        async with refusals(interaction, "/sequence play", self.in_flight):
             table = self._table_here(interaction)
             action = self.action_from(table.game, card, space)
             if action is None:
@@ -306,7 +307,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.board.name"), description=L("cmd.board.description"))
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence board"):
+        async with refusals(interaction, "/sequence board", self.in_flight):
             table = self._table_here(interaction)
             if table.status != "playing":
                 raise refusal("game_not_started")
@@ -326,7 +327,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence hint"):
+        async with refusals(interaction, "/sequence hint", self.in_flight):
             table = self._table_here(interaction)
             await show_hint(self.manager, interaction, table)
 
@@ -337,7 +338,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def resign(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4] | None = None) -> None:
         """``seat``: for a grown-up holding several seats (their own, a child's)."""
-        async with refusals(interaction, "/sequence resign"):
+        async with refusals(interaction, "/sequence resign", self.in_flight):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.resign(table.game_id, interaction.user.id,
@@ -347,7 +348,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.end.name"), description=L("cmd.end.description"))
     @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence end"):
+        async with refusals(interaction, "/sequence end", self.in_flight):
             table = self._table_here(interaction)
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -366,5 +367,5 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.describe(game=L("opt.game.description"))
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(self, interaction: discord.Interaction, game: str | None = None) -> None:
-        async with refusals(interaction, "/sequence rules"):
+        async with refusals(interaction, "/sequence rules", self.in_flight):
             await show_rules(self.manager, interaction, game)

@@ -39,6 +39,7 @@ from .pace import ChannelPace
 from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
+from .replies import InFlight
 
 __all__ = ["ALL_ITEMS", "Desk"]
 
@@ -57,7 +58,10 @@ class Desk:
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
-        self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
+        # the clicks and commands under way: a clean stop lets them finish first
+        self.in_flight = InFlight()
+        self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms,
+                                  self.in_flight)
         self._recovering = False
         # set once this process has shown again what a restart may have cut off: after
         # it, nothing more is posted for the restart (tests and start-up checks wait on it)

@@ -27,7 +27,7 @@ from .hands import hand_payload
 from .pictures import choice_file
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences, speaker_lang
-from .replies import answer, public_placeholder_gone_on_refusal, refusal, refusals, reply
+from .replies import InFlight, answer, public_placeholder_gone_on_refusal, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +36,13 @@ class TableClicks:
     """The ``Clicks`` of ``cogs.table.buttons``: what each button (and its command) does."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posts: Posts, dms: DirectMessages) -> None:
+                 posts: Posts, dms: DirectMessages, in_flight: InFlight) -> None:
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
+        self._in_flight = in_flight
         self._starting: dict[int, asyncio.Lock] = {}  # games whose Start is being pressed
         self._in_place = HandInPlace(bot, manager, dms)
 
@@ -74,7 +75,7 @@ class TableClicks:
 
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:
-        async with refusals(interaction, f"lobby button {what}"):
+        async with refusals(interaction, f"lobby button {what}", self._in_flight):
             await self._manager.catch_up(game_id)  # several processes: see catch_up
             table = self._manager.get(game_id)
             if table.status != "lobby":
@@ -92,7 +93,7 @@ class TableClicks:
                           ) -> None:
         """The "Add a child" form came back: a seat for the child, held by the account that
         filled it in."""
-        async with refusals(interaction, "add a child"):
+        async with refusals(interaction, "add a child", self._in_flight):
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -108,7 +109,7 @@ class TableClicks:
 
     async def remove_child(self, interaction: discord.Interaction, game_id: int, seat: int
                            ) -> None:
-        async with refusals(interaction, "remove a child"):
+        async with refusals(interaction, "remove a child", self._in_flight):
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -179,7 +180,7 @@ class TableClicks:
         return table
 
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
-        async with refusals(interaction, "hand"):
+        async with refusals(interaction, "hand", self._in_flight):
             await self._manager.catch_up(game_id)
             table = self._manager.get(game_id)
             held = table.held_seats(interaction.user.id)
@@ -197,7 +198,7 @@ class TableClicks:
         the clicker's own). On the hand message in the DMs, the answer is that message
         changed into the card's choices (``hand_clicks``); elsewhere (the ephemeral "My
         hand"), an ephemeral message with them."""
-        async with refusals(interaction, "card button"):
+        async with refusals(interaction, "card button", self._in_flight):
             await self._manager.catch_up(game_id)
             lang = speaker_lang(interaction)
             in_place = await self._in_place.applies(interaction)
@@ -246,7 +247,7 @@ class TableClicks:
 
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
-        async with refusals(interaction, "move button"):
+        async with refusals(interaction, "move button", self._in_flight):
             await self._manager.catch_up(game_id)
             lang = speaker_lang(interaction)
             in_place = await self._in_place.applies(interaction)
@@ -304,7 +305,7 @@ class TableClicks:
     async def back_to_cards(self, interaction: discord.Interaction, game_id: int, seat: int
                             ) -> None:
         """From a card's choices on a DM hand message, back to that seat's cards."""
-        async with refusals(interaction, "back to the cards"):
+        async with refusals(interaction, "back to the cards", self._in_flight):
             if not await self._in_place.applies(interaction):
                 raise refusal("stale_button")  # only ever on a hand message in the DMs
             await self._manager.catch_up(game_id)
@@ -319,7 +320,7 @@ class TableClicks:
 
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
-        async with refusals(interaction, "roll"):
+        async with refusals(interaction, "roll", self._in_flight):
             await self._manager.catch_up(game_id)
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
@@ -354,7 +355,7 @@ class TableClicks:
     # ------------------------------------------------------------------ rematches
     async def rematch(self, interaction: discord.Interaction, game: str,
                       options: dict[str, Any]) -> None:
-        async with refusals(interaction, "rematch"):
+        async with refusals(interaction, "rematch", self._in_flight):
             await self.open_lobby(interaction, game, options)
 
     async def rematch_same_seats(self, interaction: discord.Interaction, game_id: int
@@ -364,7 +365,7 @@ class TableClicks:
         from the store, so the button works after a restart. The host (the first person
         still in the game) presses Start; whoever does not want another game presses Leave.
         A player who left the finished game is not seated again."""
-        async with refusals(interaction, "rematch"):
+        async with refusals(interaction, "rematch", self._in_flight):
             record = await self._manager.load_record(game_id)
             if record is None or record.status != "finished":
                 raise Refusal("rematch_gone", "That game can no longer be found.")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cogs.table.hands import hand_cards
 from engine.factory import load
-from engine.manager import Store
+from engine.manager import Store, TableView
 from tests.community.play import lobby_of, seat, start
 from tests.community.test_table_e2e import timed_game
 from tests.e2e.conftest import World, running_bot
@@ -29,6 +29,7 @@ from tests.e2e.people import (
 from tests.e2e.test_restart import begun
 from tests.e2e.test_two_processes import begin, two_processes
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
+from tests.waiting import until
 
 
 def staying(person: Person) -> list[int]:
@@ -37,10 +38,17 @@ def staying(person: Person) -> list[int]:
 
 
 async def mover_of(world: World) -> tuple[Person, int, int]:
-    """Whose turn it is: the person, the game, the seat."""
-    assert world.bot.manager is not None
-    table = world.bot.manager.table_for_channel(world.guild.channel_id)
-    assert table is not None and table.turn is not None
+    """Whose turn it is, once the channel's game is dealt (a click on Start is acknowledged
+    before the deal): the person, the game, the seat."""
+    manager = world.bot.manager
+    assert manager is not None
+
+    def dealt() -> TableView | None:
+        table = manager.table_for_channel(world.guild.channel_id)
+        return table if table is not None and table.turn is not None else None
+
+    table = await until(dealt, "the game dealt")
+    assert table.turn is not None
     person = next(p for p in world.people.values() if p.id == table.seats[table.turn].user_id)
     return person, table.game_id, table.turn
 
