@@ -13,7 +13,14 @@ from pathlib import Path
 from tests.community.play import seated
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World, running_bot
-from tests.e2e.people import boards, final_board, turn_by_slash_command, turn_from_dm, whose_turn
+from tests.e2e.people import (
+    begin_game,
+    boards,
+    final_board,
+    turn_by_slash_command,
+    turn_from_dm,
+    whose_turn,
+)
 from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Person
 from tests.fakediscord.payloads import MANAGE_GUILD, MEMBER_PERMISSIONS
 
@@ -26,8 +33,7 @@ async def threads_on(world: World, name: str = "Mum", locale: str = "en-US") -> 
 async def started(world: World, host: Person, guest: Person) -> FakeMessage:
     """Host and guest sit down to a Kids game and start (its board goes to the thread, not
     to the channel ``play.start`` watches); the lobby message it started from."""
-    lobby = await seated(world, host, guest, level="1")
-    await (await host.click(lobby, label="Start")).wait_ack()  # (the same word in Norwegian)
+    lobby, _ = await begin_game(world.discord, host, guest, level="1")
     return lobby
 
 

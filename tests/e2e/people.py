@@ -36,6 +36,27 @@ def hand_in(messages: list[FakeMessage]) -> FakeMessage | None:
     return None
 
 
+async def begin_game(fake: FakeDiscord, host: Person, *guests: Person, game: str = "kids",
+                     channel: int | None = None, timeout: float = 5.0, **options: object
+                     ) -> tuple[FakeMessage, FakeMessage]:
+    """The one way a test starts a game through Discord: ``host`` opens a lobby
+    (``/sequence new`` with ``options``), each guest presses Join, the host presses Start.
+    Returns the lobby message and the first board (in the channel, or in the thread opened
+    from the lobby message when the server plays each game in a thread of its own)."""
+    lobby = await (await host.slash("sequence new", channel=channel, game=game,
+                                     timeout=timeout, **options)).reply(timeout=timeout)
+    for guest in guests:
+        join = next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(":join"))
+        await (await guest.click(lobby, join, timeout=timeout)).wait_ack(timeout)
+        await fake.wait_for(lambda g=guest: g.name in lobby.text, timeout, f"{guest.name} seated")
+    start = next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(":start"))
+    await (await host.click(lobby, start, timeout=timeout)).wait_ack(timeout)
+    first = await fake.wait_for(
+        lambda: (boards(fake, lobby.channel_id) or boards(fake, lobby.id))[:1], timeout,
+        "the first board")
+    return lobby, first[0]
+
+
 async def latest_hand(person: Person, after: int = 0, timeout: float = 15.0) -> FakeMessage:
     """The newest hand by DM among DMs past the first ``after`` (waits for it)."""
     return await person.server.wait_for(lambda: hand_in(person.dms()[after:]), timeout,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.manager import Store
 from tests.e2e.conftest import running_bot
-from tests.e2e.people import boards, choose_first, final_board, latest_hand, whose_turn
+from tests.e2e.people import begin_game, boards, choose_first, final_board, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 
 
@@ -19,11 +19,7 @@ async def begun(fake: FakeDiscord, alice: Person, bob: Person
                 ) -> tuple[FakeMessage, Person, FakeMessage]:
     """Alice opens a Kids game, Bob joins, Alice starts: the first board, who is to move,
     and their hand by DM."""
-    lobby = await (await alice.slash("sequence new", game="kids")).reply()
-    await (await bob.click(lobby, label="Join")).wait_ack()
-    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
-    await (await alice.click(lobby, label="Start")).wait_ack()
-    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 5, "the board"))[-1]
+    _, board = await begin_game(fake, alice, bob)
     mover = alice if whose_turn(board) == alice.id else bob
     return board, mover, await latest_hand(mover)
 

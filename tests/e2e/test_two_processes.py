@@ -22,6 +22,7 @@ from engine.manager import Store
 from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import (
+    begin_game,
     boards,
     final_board,
     latest_hand,
@@ -58,12 +59,9 @@ async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str
 
 
 async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
-    """The host opens a Kids game in their server, the guest joins, the host starts."""
-    lobby = await (await host.slash("sequence new", game="kids", timeout=15)).reply(timeout=15)
-    await (await guest.click(lobby, label="Join", timeout=15)).wait_ack(15)
-    await fake.wait_for(lambda: guest.name in lobby.text, 15, f"{guest.name} seated")
-    await (await host.click(lobby, label="Start", timeout=15)).wait_ack(15)
-    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 15, "the board"))[-1]
+    """The host opens a Kids game in their server, the guest joins, the host starts; the
+    first board, once the mover's hand is in their DMs (two processes: more time)."""
+    _, board = await begin_game(fake, host, guest, timeout=15)
     mover = host if whose_turn(board) == host.id else guest
     await latest_hand(mover, timeout=15)
     return board
