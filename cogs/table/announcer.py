@@ -28,7 +28,6 @@ from engine.manager import (
     Moved,
     SeatChanged,
     TurnReminder,
-    TurnStarted,
     TurnTimedOut,
 )
 
@@ -65,7 +64,6 @@ class Announcer:
             GameStarted: self.game_started,
             Moved: self.moved,
             HandChanged: self.hand_changed,
-            TurnStarted: self.turn_started,
             SeatChanged: self.seat_changed,
             TurnReminder: self.turn_reminder,
             TurnTimedOut: self.turn_timed_out,
@@ -180,11 +178,6 @@ class Announcer:
         except Refusal:
             return  # the game ended while this was waiting its turn: no hand to show now
         await self._dms.deliver_hand(event.table, event.seat, event.observation)
-
-    async def turn_started(self, event: TurnStarted) -> None:
-        if event.table.game != "kids" or event.table.status != "playing":
-            return
-        await self._dms.true_before_turn(event.table, event.seat, event.observation)
 
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:

@@ -231,17 +231,6 @@ class DirectMessages:
             return
         await self._warn(table, seat, user_id)
 
-    async def true_before_turn(self, table: TableView, seat: int, obs: Observation) -> None:
-        """The seat's turn begins: its kept hand must be true now. A move can change a
-        hand without dealing to it (an opponent fills the last space of an animal it holds:
-        that card is dead, shown red, and can be exchanged), so a hand message that shows
-        the same cards differently is edited; one that shows them already, or shows a
-        card's choices (a click under way), is left alone."""
-        kept = await self.kept_hand(table.game_id, seat)
-        if kept is None or not kept.shows.startswith("hand:") or kept.shows == hand_shown(obs):
-            return
-        await self.deliver_hand(table, seat, obs)
-
     async def _warn(self, table: TableView, seat: int, user_id: int) -> None:
         """The channel hears once per game and seat that this seat's DMs are closed."""
         if (table.game_id, seat) in self._warned:

@@ -5,19 +5,15 @@ It is the same message each time: no second hand is sent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from cogs.table.hands import hand_cards
 from engine.factory import load
 from engine.manager import Store, TableView
 from tests.community.play import lobby_of, seat, start
 from tests.community.test_table_e2e import timed_game
-from tests.e2e.conftest import World, make_world, running_bot
+from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import (
-    begin_game,
     boards,
     card_ids,
     cards_shown,
@@ -89,50 +85,6 @@ async def test_a_move_made_with_sequence_play_edits_the_hand_kept_in_the_dms(
     await shows_the_hand(world, hand, game_id, seat_)
     assert staying(person) == before, "the same message, edited: no new DM"
     assert card_ids(hand) and not hand.ephemeral
-
-
-# A deal (found with the engine) where Alice, first to move, plays a Unicorn on A4, then Bob
-# covers D5 with his Giraffe: the last open Giraffe space, so Alice's Giraffe is dead now.
-DANGER = 4  # a red button: a dead card, to exchange
-GIRAFFE_GOES_DEAD = (93, "unicorn@A4", "giraffe@D5")
-
-
-def test_the_giraffe_deal_is_what_the_next_test_needs() -> None:
-    from engine import new_game
-
-    seed, alices, bobs = GIRAFFE_GOES_DEAD
-    game = new_game("kids", 2, seed)
-    game.apply(alices)
-    assert "giraffe" not in (game.observation(0).get("dead") or [])
-    game.apply(bobs)
-    assert game.current_seat == 0 and "giraffe" in (game.observation(0).get("dead") or [])
-
-
-@pytest.fixture
-async def giraffe_deal(tmp_path: Path) -> AsyncIterator[World]:
-    async for world in make_world(tmp_path, ("Alice", "Bob"), game_seed=GIRAFFE_GOES_DEAD[0]):
-        yield world
-
-
-async def test_a_card_an_opponent_makes_dead_shows_red_on_the_kept_hand_before_the_turn(
-        giraffe_deal: World) -> None:
-    world = giraffe_deal
-    _, alices, bobs = GIRAFFE_GOES_DEAD
-    alice, bob = world["Alice"], world["Bob"]
-    await begin_game(world.discord, alice, bob)
-    person, game_id, _ = await mover_of(world)
-    assert person is alice
-    hand = await world.discord.wait_for(lambda: kept_hand(alice, game_id, 0), 5, "hand")
-    before = staying(alice)
-    for who, move in ((alice, alices), (bob, bobs)):
-        card, _, space = move.partition("@")
-        reply = await (await who.slash("sequence play", card=card, space=space)).reply()
-        assert "Played" in reply.content, reply.content
-    giraffe = f"seq:card:{game_id}:0:giraffe"
-    await world.discord.wait_for(
-        lambda: any(b["custom_id"] == giraffe and b.get("style") == DANGER
-                    for b in hand.buttons()), 5, "the Giraffe shown dead (red)")
-    assert staying(alice) == before, "the same hand message, edited"
 
 
 async def test_a_move_made_from_my_hand_in_the_channel_edits_the_kept_hand(
