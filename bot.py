@@ -32,7 +32,7 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
-from engine.manager import GameManager
+from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, redacted
 from runtime.database import open_when_reachable
 from runtime.invite import invite_url
@@ -56,17 +56,17 @@ class SequenceBot(commands.Bot):
     """The bot: opens the store, starts the manager, builds the table desk, adds the cogs,
     syncs the commands. Each part is built here, typed, and handed to what uses it."""
 
-    def __init__(self, settings: Settings, **options: Any) -> None:
+    def __init__(self, settings: Settings, *, clock: Clock | None = None, **options: Any
+                 ) -> None:
+        """``clock``: the game manager's time (tests move it by hand; default the system's)."""
         options.setdefault("intents", discord.Intents.default())
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
+        self._clock = clock
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
-        # the handlers of clicks and commands under way (``cogs.table.replies.refusals``
-        # adds and removes them): a clean stop lets them finish first
-        self.in_flight: set[asyncio.Task[Any]] = set()
 
     @property
     def clicks(self) -> Clicks:
@@ -86,7 +86,10 @@ class SequenceBot(commands.Bot):
         self.store = store = await open_when_reachable(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
-        self.manager = manager = GameManager(store, computer_delay=self.settings.computer_delay)
+        seed = self.settings.game_seed  # (benchmarks only: the same games every run)
+        self.manager = manager = GameManager(
+            store, computer_delay=self.settings.computer_delay, clock=self._clock,
+            seed_source=None if seed is None else (lambda: seed))
         self.desk = desk = Desk(self, manager, posted=store.posted,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
@@ -101,7 +104,7 @@ class SequenceBot(commands.Bot):
         for name, make in (
                 ("sequence", lambda: Sequence(self, desk)),
                 ("community", lambda: Community(self, manager, desk.prefs, store.standings,
-                                                store.layout))):
+                                                store.layout, desk.in_flight))):
             try:
                 await self.add_cog(make())
             except Exception:
@@ -150,10 +153,9 @@ class SequenceBot(commands.Bot):
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.
-        busy = {t for t in self.in_flight if not t.done() and t is not asyncio.current_task()}
-        if busy:
-            log.info("stopping: waiting for %d click(s) under way", len(busy))
-            await asyncio.wait(busy, timeout=DRAIN_SECONDS)
+        if self.desk is not None and (busy := self.desk.in_flight.busy()):
+            log.info("stopping: waiting for %d click(s) under way", busy)
+            await self.desk.in_flight.finish(DRAIN_SECONDS)
         if self.desk is not None:
             self.desk.prefs.stop()
             self.desk.close()

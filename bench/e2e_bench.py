@@ -1,4 +1,4 @@
-"""Moves through Discord, end to end: one whole game, and 50 games at once, against the
+"""Moves through Discord, end to end: whole games, and 50 games at once, against the
 fake Discord.
 
 For each move clicked on a DM button, two times from the moment the fake server sends the
@@ -16,9 +16,16 @@ What a move costs (issue 19): the requests the fake Discord counted while the ga
 divided by the moves the bot committed (rows in its action log): those that count against
 the token's global budget (``*_rate_limited_requests_per_move``) and those on interaction
 endpoints (``*_interaction_requests_per_move``), with a breakdown by route printed. The
-``e2e_game_*`` figures are one whole two-person Kids game played from the DMs, start to
-final board, as a new family would play it; ``e2e_*`` are the 50 games of 12 moves each
+``e2e_game_*`` figures are whole two-person Kids games (three, the same every run: see
+``WHOLE_KIDS_SEEDS``) played from the DMs, start to final board, as a new family would
+play them; ``e2e_dice_game_*`` the same for one Sequence Dice game played with Roll on
+each board; ``e2e_*`` are the 50 games of 12 moves each
 (lobbies included).
+
+Whether the hand kept in the DMs is true (issue 25): at each turn of the whole Kids games,
+the hand message that stays in the mover's DMs (not an ephemeral answer: the app forgets
+those when it reloads) is compared with the cards the bot's store says they hold
+(``e2e_game_stale_kept_hands`` of ``e2e_game_turns_checked``).
 
     python -m bench e2e
     E2E_BENCH_PYSPY=/tmp/bot.txt python -m bench e2e   # also sample the bot with py-spy
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import random
@@ -55,6 +63,11 @@ GAMES = int(os.environ.get("E2E_BENCH_GAMES", "50"))
 MOVES_PER_GAME = 12
 THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
 ROUTES_SHOWN = 12  # the busiest routes printed for each run
+# The whole games are the same games every run, and several of them: a game's length alone
+# decides how much its fixed cost (the lobby, the hellos, the deal: about 10 requests)
+# weighs per move, 17 moves or 36 is 1.6 or 1.3 for the same code.
+WHOLE_KIDS_SEEDS = (2025, 2026, 2027)
+WHOLE_DICE_SEED = 2025
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +79,16 @@ def _quantile(values: list[float], q: float) -> float:
 
 async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[float],
                 boards_ms: list[float], think: tuple[float, float] | None) -> None:
-    from tests.e2e.people import boards, choose_first, latest_hand, whose_turn
+    from tests.e2e.people import (
+        boards,
+        card_ids,
+        choose_first,
+        game_of,
+        hand_message,
+        shows_choices,
+        tap_card,
+        whose_turn,
+    )
 
     lobby = await (await host.slash("sequence new", game="kids", channel=channel_id,
                                     timeout=30)).reply(timeout=30)
@@ -74,23 +96,23 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
     await fake.wait_for(lambda: guest.name in lobby.text, 30, "the guest seated")
     await (await host.click(lobby, label="Start", timeout=30)).wait_ack(30)
     people = {host.id: host, guest.id: guest}
-    seen_dms: dict[int, int] = {}
     for _ in range(MOVES_PER_GAME):
         posted = await fake.wait_for(lambda: boards(fake, channel_id), 30, "a board")
         board = posted[-1]
         mover = people.get(whose_turn(board) or 0)
         if mover is None:
             return  # the game is over
-        # the hand that came after this player's own last move (it may still be on its way)
-        hand = await latest_hand(mover, seen_dms.get(mover.id, 0), timeout=30)
-        seen_dms[mover.id] = len(mover.dms())
+        # the hand message kept in the mover's DMs (the deal's, changed in place since)
+        game_id = game_of(board)
+        hand = await fake.wait_for(lambda m=mover, g=game_id: hand_message(m, g), 30,
+                                   f"{mover.name}'s hand")
         prompt = None
-        for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
-            prompt = await (await mover.click(hand, card, timeout=30)).reply(timeout=30)
-            if list(prompt.components()):
+        for card in card_ids(hand):
+            prompt = await tap_card(mover, hand, card, timeout=30)
+            if shows_choices(prompt):
                 break
         before = len(posted)
-        if prompt is None or not list(prompt.components()):
+        if prompt is None or not shows_choices(prompt):
             # not this player's turn after all (a forced pass follows the board): wait
             await fake.wait_for(lambda b=before: boards(fake, channel_id)[b:], 30, "a board")
             continue
@@ -102,6 +124,9 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
         assert click.acked_at is not None
         acks.append((click.acked_at - click.sent_at) * 1000)
         boards_ms.append((new[0].at - click.sent_at) * 1000)
+        # the hand message becomes the new hand just after the board (a person sees it
+        # change; after an exchange, it is the same person's turn again at once)
+        await fake.wait_for(lambda p=prompt: not shows_choices(p), 30, "the new hand")
 
 
 _rng = random.Random(7)
@@ -115,6 +140,13 @@ class Cost:
     fake_cpu_s: float = 0.0
     moves: int = 0
     requests: list[Any] = field(default_factory=list)
+
+    def add(self, other: Cost) -> None:
+        """Another run's cost counted with this one's (several whole games)."""
+        self.bot_cpu_s += other.bot_cpu_s
+        self.fake_cpu_s += other.fake_cpu_s
+        self.moves += other.moves
+        self.requests += other.requests
 
     def figures(self, prefix: str) -> dict[str, float]:
         moves = max(self.moves, 1)
@@ -140,14 +172,18 @@ class Cost:
 
 
 @contextlib.asynccontextmanager
-async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str
+async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str,
+                      seed: int | None = None
                       ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     """``python bot.py`` against ``fake`` until the block ends. Yields ``begin``: await it
     when the measured part starts (the bot is connected and synced by then); CPU and
-    requests are counted from there to the end of the block."""
+    requests are counted from there to the end of the block. ``seed``: every game's seed
+    (the same game each run, so a before and an after compare like with like)."""
     env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
            "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
            "DATABASE_PATH": str(db), "LOG_LEVEL": "WARNING", "COMPUTER_DELAY": "0"}
+    if seed is not None:
+        env["SEQUENCE_SEED"] = str(seed)
     profile = os.environ.get("E2E_BENCH_PROFILE")  # a file: cProfile the bot there
     if profile:
         profile = _named(profile, name)
@@ -255,30 +291,90 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
     }, cost
 
 
-async def _whole_game(*, limits: bool = False) -> Cost:
-    """One two-person Kids game from the lobby to the final board, both playing from their
-    DMs as the e2e tests do (``tests/e2e/people.turn_from_dm``)."""
-    from tests.e2e.people import boards, play_until_over, turn_from_dm
+@dataclass
+class Staleness:
+    """Turns at which the hand message kept in the mover's DMs (what is left after the app
+    reloads) did not show the cards they hold."""
+
+    turns: int = 0
+    stale: int = 0
+
+    def add(self, other: Staleness) -> None:
+        self.turns += other.turns
+        self.stale += other.stale
+
+    def figures(self, prefix: str) -> dict[str, float]:
+        return {f"{prefix}_turns_checked": float(self.turns),
+                f"{prefix}_stale_kept_hands": float(self.stale)}
+
+
+def _true_hand(db: Path, game_id: int, user_id: int) -> tuple[int, str] | None:
+    """The seat ``user_id`` plays and its cards now, as the bot's own store holds them
+    (the bot runs as its own process: the bench reads its SQLite file), in the words of
+    the hand picture's alt text."""
+    from cogs.table.hands import hand_cards
+    from engine.factory import load
+
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        seat = conn.execute("SELECT seat FROM seats WHERE game_id = ? AND user_id = ?",
+                            (game_id, user_id)).fetchone()
+        snapshot = conn.execute("SELECT snapshot FROM games WHERE id = ?",
+                                (game_id,)).fetchone()
+    if seat is None or snapshot is None or snapshot[0] is None:
+        return None
+    obs = load(json.loads(snapshot[0])).observation(int(seat[0]))
+    return int(seat[0]), hand_cards(obs, "en")
+
+
+def _checking_kept_hands(turn: Any, db: Path, staleness: Staleness) -> Any:
+    """``turn``, after counting whether the mover's kept DM hand shows their cards."""
+    from tests.e2e.people import cards_shown, kept_hand
+
+    async def checked(person: Any, board: Any) -> None:
+        game_id = next((int(c.rsplit(":", 1)[1]) for c in board.custom_ids()
+                        if c.startswith("seq:hand:")), None)
+        truth = _true_hand(db, game_id, person.id) if game_id is not None else None
+        if truth is not None and game_id is not None:
+            seat, cards = truth
+            held = await person.server.wait_for(
+                lambda: kept_hand(person, game_id, seat), 15, f"{person.name}'s kept hand")
+            staleness.turns += 1
+            staleness.stale += cards_shown(held) != cards
+        await turn(person, board)
+
+    return checked
+
+
+async def _whole_game(kind: str, seed: int, *, limits: bool = False
+                      ) -> tuple[Cost, Staleness]:
+    """One two-person game from the lobby to the final board: Kids played from the DMs as
+    the e2e tests do (``tests/e2e/people.turn_from_dm``), counting at each turn whether the
+    hand kept in the mover's DMs is true; Dice by Roll on each board."""
+    from tests.e2e.people import boards, play_until_over, turn_by_roll, turn_from_dm
     from tests.fakediscord import FakeDiscord
 
     cost = Cost()
+    staleness = Staleness()
     with tempfile.TemporaryDirectory() as tmp:
         async with FakeDiscord(limits=limits) as fake:
             guild = fake.add_guild("Family", channels=("general",))
             alice, bob = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
             channel = guild.channel_ids[0]
-            async with bot_process(fake, guild, Path(tmp) / "game.db", cost,
-                                   name="game") as begin:
+            db = Path(tmp) / "game.db"
+            async with bot_process(fake, guild, db, cost, name=f"game-{kind}-{seed}",
+                                   seed=seed) as begin:
                 await begin()
-                lobby = await (await alice.slash("sequence new", game="kids", channel=channel,
+                lobby = await (await alice.slash("sequence new", game=kind, channel=channel,
                                                  timeout=30)).reply(30)
                 await (await bob.click(lobby, label="Join", timeout=30)).wait_ack(30)
                 await fake.wait_for(lambda: "Bob" in lobby.text, 30, "Bob seated")
                 await (await alice.click(lobby, label="Start", timeout=30)).wait_ack(30)
                 await fake.wait_for(lambda: boards(fake, channel), 30, "the first board")
-                await play_until_over(fake, channel, [alice, bob], turn_from_dm)
+                turn = (_checking_kept_hands(turn_from_dm, db, staleness) if kind == "kids"
+                        else turn_by_roll)
+                await play_until_over(fake, channel, [alice, bob], turn)
                 await asyncio.sleep(0.5)  # the last hands and edits land
-    return cost
+    return cost, staleness
 
 
 def _cpu(who: int) -> float:
@@ -287,16 +383,25 @@ def _cpu(who: int) -> float:
 
 
 def run() -> dict[str, float]:
-    """One whole game (the issue's measure), 50 games at once at a person's pace, the same
+    """Whole games (the issue's measure), 50 games at once at a person's pace, the same
     with instant clicks (the bot's ceiling), and one game alone (the floor)."""
     logging.getLogger("discord").setLevel(logging.ERROR)
-    game = asyncio.run(_whole_game())
-    game.print_routes("one whole Kids game")
+    game, staleness = Cost(), Staleness()
+    for seed in WHOLE_KIDS_SEEDS:
+        one, kept = asyncio.run(_whole_game("kids", seed))
+        print(f"   whole Kids game (seed {seed}): {one.moves} moves, {kept.stale} of "
+              f"{kept.turns} kept hands stale", flush=True)
+        game.add(one)
+        staleness.add(kept)
+    game.print_routes(f"{len(WHOLE_KIDS_SEEDS)} whole Kids games")
+    dice, _ = asyncio.run(_whole_game("dice", WHOLE_DICE_SEED))
+    dice.print_routes("one whole Dice game")
     paced, paced_cost = asyncio.run(_bench(GAMES))
     paced_cost.print_routes(f"{GAMES} games at a person's pace")
     saturated, _ = asyncio.run(_bench(GAMES, think=None, name="saturated"))
     alone, _ = asyncio.run(_bench(1, think=None, name="alone"))
-    return {**game.figures("e2e_game"), **paced,
+    return {**game.figures("e2e_game"), **staleness.figures("e2e_game"),
+            **dice.figures("e2e_dice_game"), **paced,
             **{k.replace("e2e_", "e2e_saturated_"): v for k, v in saturated.items()},
             **{k.replace("e2e_", "e2e_one_game_"): v for k, v in alone.items()
                if k.endswith(("_p50", "_p99"))}}

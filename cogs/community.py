@@ -31,7 +31,7 @@ from .i18n import t
 from .sequence import GAME_CHOICES, LENGTH_CHOICES, LEVEL_CHOICES
 from .table.messages import minutes
 from .table.prefs import Preferences, speaker_lang
-from .table.replies import answer, refusal, refusals, reply
+from .table.replies import InFlight, answer, refusal, refusals, reply
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,11 @@ class Community(commands.Cog):
     """Stats, the leaderboard and the server's settings (subcommands of ``/sequence``)."""
 
     def __init__(self, bot: commands.Bot, manager: GameManager, prefs: Preferences,
-                 standings: Standings, layout: Layout) -> None:
+                 standings: Standings, layout: Layout, in_flight: InFlight | None = None
+                 ) -> None:
+        """``in_flight``: the desk's count of handlers under way (a clean stop waits)."""
         self.bot = bot
+        self.in_flight = in_flight
         self.manager = manager
         self.prefs = prefs
         self.standings = standings
@@ -122,7 +125,7 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(self, interaction: discord.Interaction, user: discord.User | None = None,
                     game: str | None = None) -> None:
-        async with refusals(interaction, "/sequence stats"):
+        async with refusals(interaction, "/sequence stats", self.in_flight):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
@@ -179,7 +182,7 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, game: str | None = None
                           ) -> None:
-        async with refusals(interaction, "/sequence leaderboard"):
+        async with refusals(interaction, "/sequence leaderboard", self.in_flight):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
@@ -238,7 +241,7 @@ class Community(commands.Cog):
                        level: str | None = None, sequence_length: int | None = None,
                        teams: bool | None = None, own_thread: bool | None = None,
                        tidy_boards: bool | None = None) -> None:
-        async with refusals(interaction, "/sequence settings"):
+        async with refusals(interaction, "/sequence settings", self.in_flight):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:

@@ -21,6 +21,7 @@ from render.hint import hint_png
 from . import i18n
 from .i18n import t
 from .table import messages
+from .table.choices import suggestion
 from .table.prefs import speaker_lang
 from .table.replies import reply
 
@@ -51,7 +52,7 @@ async def show_hint(manager: GameManager, interaction: discord.Interaction, tabl
     await interaction.response.defer(ephemeral=True, thinking=True)
     hint = await manager.hint(table.game_id, interaction.user.id)
     obs = hint.observation
-    words, number = messages.suggestion(hint.action, list(obs["legal"]), lang)
+    words, number = suggestion(hint.action, list(obs["legal"]), lang)
     names = messages.seat_names(table, lang)
     png = await asyncio.to_thread(hint_png, obs, hint.action, names=names, lang=lang,
                                   number=number or 1)

@@ -25,6 +25,7 @@ from .i18n import t
 from .rules import show_rules
 from .table import Desk, messages
 from .table.buttons import modal_submitted, understood
+from .table.choices import describe, numbered, numbered_label
 from .table.clicks import is_moderator
 from .table.pictures import board_file
 from .table.prefs import speaker_lang
@@ -73,6 +74,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         self.prefs = desk.prefs
         self.clicks = desk.clicks
         self.manager: GameManager = desk.manager
+        self.in_flight = desk.in_flight
         super().__init__()
 
     @commands.Cog.listener()
@@ -136,7 +138,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         if teams is not None:
             options["teams"] = teams
 
-        async with refusals(interaction, "/sequence new"):
+        async with refusals(interaction, "/sequence new", self.in_flight):
             await self.clicks.open_lobby(
                 interaction, game, options, on_leave=if_someone_leaves or "skip",
                 turn_timer=None if turn_timer is None else turn_timer * 60,
@@ -144,7 +146,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
 
     async def _lobby_command(self, interaction: discord.Interaction, what: str, said: str
                              ) -> None:
-        async with refusals(interaction, f"/sequence {what}"):
+        async with refusals(interaction, f"/sequence {what}", self.in_flight):
             table = self.manager.table_for_channel(interaction.channel_id or 0)
             if table is None:
                 raise refusal("no_lobby")
@@ -168,7 +170,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def remove(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4]) -> None:
-        async with refusals(interaction, "/sequence remove"):
+        async with refusals(interaction, "/sequence remove", self.in_flight):
             table = self._table_here(interaction)
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -183,7 +185,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction,
                     seat: app_commands.Range[int, 1, 4] | None = None) -> None:
-        async with refusals(interaction, "/sequence leave"):
+        async with refusals(interaction, "/sequence leave", self.in_flight):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             if table.status == "lobby":
@@ -200,7 +202,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def play(self, interaction: discord.Interaction, card: str | None = None,
                    space: str | None = None) -> None:
-        async with refusals(interaction, "/sequence play"):
+        async with refusals(interaction, "/sequence play", self.in_flight):
             table = self._table_here(interaction)
             action = self.action_from(table.game, card, space)
             if action is None:
@@ -209,7 +211,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.submit(table.game_id, interaction.user.id, action)
             await reply(interaction, t("prompt.played", lang,
-                                                   move=messages.describe(action, lang)))
+                                                   move=describe(action, lang)))
 
     @staticmethod
     def action_from(game: str, card: str | None, space: str | None) -> str | None:
@@ -254,8 +256,8 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         needle = current.casefold().strip()
         choices: list[Choice[str]] = []
         if table is not None and table.game == "dice":
-            for n, action in messages.numbered([a for a in legal if "@" in a]):
-                choices.append(Choice(name=messages.numbered_label(n, action, lang),
+            for n, action in numbered([a for a in legal if "@" in a]):
+                choices.append(Choice(name=numbered_label(n, action, lang),
                                       value=action))
         else:
             typed = str(getattr(interaction.namespace, "card", "") or "")
@@ -264,7 +266,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                 a.partition("@")[0] for a in legal if "@" in a))
             for kind in kinds:
                 # numbered as on the choice picture of that card: "Lion - space 2 (B3)"
-                for n, action in messages.numbered([a for a in legal
+                for n, action in numbered([a for a in legal
                                                     if a.partition("@")[0] == kind]):
                     space = action.partition("@")[2]
                     choices.append(Choice(name=t("autocomplete.card_space", lang,
@@ -305,7 +307,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.board.name"), description=L("cmd.board.description"))
     @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence board"):
+        async with refusals(interaction, "/sequence board", self.in_flight):
             table = self._table_here(interaction)
             if table.status != "playing":
                 raise refusal("game_not_started")
@@ -325,7 +327,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
     @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence hint"):
+        async with refusals(interaction, "/sequence hint", self.in_flight):
             table = self._table_here(interaction)
             await show_hint(self.manager, interaction, table)
 
@@ -336,7 +338,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def resign(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4] | None = None) -> None:
         """``seat``: for a grown-up holding several seats (their own, a child's)."""
-        async with refusals(interaction, "/sequence resign"):
+        async with refusals(interaction, "/sequence resign", self.in_flight):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
             await self.manager.resign(table.game_id, interaction.user.id,
@@ -346,7 +348,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.end.name"), description=L("cmd.end.description"))
     @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction) -> None:
-        async with refusals(interaction, "/sequence end"):
+        async with refusals(interaction, "/sequence end", self.in_flight):
             table = self._table_here(interaction)
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -365,5 +367,5 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.describe(game=L("opt.game.description"))
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(self, interaction: discord.Interaction, game: str | None = None) -> None:
-        async with refusals(interaction, "/sequence rules"):
+        async with refusals(interaction, "/sequence rules", self.in_flight):
             await show_rules(self.manager, interaction, game)

@@ -15,6 +15,7 @@ from .board import Highlight, position_canvas
 from .encode import png_bytes
 from .geometry import geometry_for
 from .marks import draw_space_mark
+from .roll_strip import with_roll
 from .words import t
 
 CHOICE_CELL = 60  # 392 px wide: a phone 400 px wide never shrinks it, marks' digits stay 24 px
@@ -23,14 +24,15 @@ ALT_LIMIT = 1024  # Discord's limit for an attachment's description
 
 def choice_png(obs: Mapping[str, Any], spaces: Sequence[str], *,
                names: Sequence[str] | None = None, lang: str = "en",
-               removing: bool = False) -> bytes:
+               removing: bool = False, dice: Sequence[int] = ()) -> bytes:
     """The board of ``obs`` (Kids or Dice) with ``spaces[i]`` marked ``i + 1``.
 
     ``removing``: the spaces are chips to take away (a Dragon, a Dice 10), so each mark
     rings the chip and leaves it in sight. A space with a chip is ringed that way anyway
     (a Dice roll that replaces a chip). Spaces not on the board are skipped, keeping the
     others' numbers. ``names`` is accepted for the same call as ``board_png``; the small
-    picture has no legend, so it does not use them."""
+    picture has no legend, so it does not use them. ``dice``: a Dice roll, drawn as two
+    dice above the board (``render.roll_strip``)."""
     del names  # no legend on the small board (see the module docstring)
     geo = geometry_for(obs, CHOICE_CELL, legend=False)
     canvas = position_canvas(obs, geo, lang, Highlight())
@@ -41,7 +43,7 @@ def choice_png(obs: Mapping[str, Any], spaces: Sequence[str], *,
             continue
         draw_space_mark(canvas, geo, index, number,
                         around_chip=removing or board[index] is not None)
-    return png_bytes(canvas.image)
+    return png_bytes(with_roll(canvas.image, dice) if dice else canvas.image)
 
 
 def choice_alt(spaces: Sequence[str], lang: str, *, removing: bool = False) -> str:

@@ -44,6 +44,10 @@ class Settings:
     # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    # SEQUENCE_SEED: every game shuffled and rolled from this one seed, for benchmarks that
+    # must compare the same game before and after a change; never for real play (None: a
+    # new random seed each game)
+    game_seed: int | None = None
 
     @property
     def sharded(self) -> bool:
@@ -82,6 +86,8 @@ class Settings:
             reconnect_max_delay=cap,
             database_url=cls.database_url_from(env),
             channel_pace=_count(env, "CHANNEL_PACE", 5),
+            game_seed=(_count(env, "SEQUENCE_SEED", 0) if env.get("SEQUENCE_SEED", "").strip()
+                       else None),
             **cls.shards_from(env),
         )
 

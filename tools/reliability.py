@@ -39,8 +39,7 @@ HEADER = ("suite", "faults injected", "games finished", "moves lost", "duplicate
 
 
 def kills(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
-    from tests.reliability.chaos import KillRun, TableSpec
-    from tests.reliability.test_kill_restart import LONG_RUN_TABLES
+    from tests.reliability.chaos import LONG_RUN_TABLES, KillRun, TableSpec
 
     tables = [TableSpec("kids"), TableSpec("dice", people=1, computers=("easy",))] \
         if quick else LONG_RUN_TABLES
@@ -62,10 +61,10 @@ def discord(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
 
 
 def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
-    from tests.reliability.conftest import make_rig
     from tests.reliability.fuzz import Fuzzer
     from tests.reliability.harness import known_bug, unhandled_records
     from tests.reliability.leaks import find_leaks
+    from tests.reliability.rig import make_rig
 
     async def go() -> tuple[tuple[object, ...], str]:
         async for rig in make_rig(workdir, channels=("general", "other")):

@@ -3,15 +3,18 @@
     buttons.py    the DynamicItems and the ``Clicks`` protocol they call (imports nothing
                   else of this package)
     clicks.py     clicks (and the commands that share their work) -> manager calls
+    hand_clicks.py  clicks on the hand message kept in a DM, answered by changing it
     announcer.py  one method per manager event -> messages out
     recovery.py   after a restart: post only what the channel is missing
     messages.py   pure builders: lobby, move and turn lines, views
-    hands.py      a hand as a message (DM, "My hand", recovery)
+    choices.py    pure builders: a move in words, the numbered choices (buttons, menus)
+    hands.py      a hand as a message (DM, "My hand", recovery): hand, choice, game over
     pictures.py   board, hand and replay files, drawn off the event loop
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept
                   in the store, so any process can edit or tidy any game's messages)
     pace.py       at most Discord's message rate in any one channel
-    dms.py        DM delivery, the closed-door memory (kept in the store too), one retry
+    dms.py        the hand message kept per seat in the DMs (edited when the hand changes),
+                  the closed-door memory (both kept in the store too), one retry
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards
@@ -36,6 +39,7 @@ from .pace import ChannelPace
 from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
+from .replies import InFlight
 
 __all__ = ["ALL_ITEMS", "Desk"]
 
@@ -54,8 +58,14 @@ class Desk:
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
-        self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms)
-        self._recovered = False
+        # the clicks and commands under way: a clean stop lets them finish first
+        self.in_flight = InFlight()
+        self.clicks = TableClicks(bot, manager, self.prefs, self.posts, self.dms,
+                                  self.in_flight)
+        self._recovering = False
+        # set once this process has shown again what a restart may have cut off: after
+        # it, nothing more is posted for the restart (tests and start-up checks wait on it)
+        self.recovered = asyncio.Event()
         self._showing: set[asyncio.Task[bool]] = set()
 
     async def on_event(self, event: Event) -> None:
@@ -64,7 +74,7 @@ class Desk:
         goes to the recovery, in a task of its own: it waits for the table to be quiet,
         which it is not while its events are being told."""
         if isinstance(event, ShowAgain):
-            task = asyncio.create_task(self.recovery.show(event.table),
+            task = asyncio.create_task(self.recovery.show(event.table, event.ending),
                                        name=f"show-again-{event.game_id}")
             self._showing.add(task)
             task.add_done_callback(self._showing.discard)
@@ -75,15 +85,18 @@ class Desk:
         """Once per process (on_ready fires again after a fresh IDENTIFY): show again what a
         restart may have cut off; if the database is away meanwhile, again when it
         answers (the outage is said once, by the store)."""
-        if not self._recovered:
-            self._recovered = True
-            while True:
-                try:
-                    await self.recovery.recover()
-                    return
-                except StoreUnavailable:
-                    # (reading every channel again is not something to retry blindly)
-                    await self.manager.store.outages.until_back()
+        if not self._recovering:
+            self._recovering = True
+            try:
+                while True:
+                    try:
+                        await self.recovery.recover()
+                        return
+                    except StoreUnavailable:
+                        # (reading every channel again is not something to retry blindly)
+                        await self.manager.store.outages.until_back()
+            finally:
+                self.recovered.set()
 
     def close(self) -> None:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what

@@ -87,8 +87,8 @@ class Announcer:
 
     # ------------------------------------------------------------------ lobbies
     async def lobby_changed(self, event: LobbyChanged) -> None:
-        if event.reason == "created" or self._posts.lobby_held(event.table.game_id):
-            return  # the reply to /sequence new (or Rematch, once all are seated) shows it
+        if event.reason == "created":
+            return  # the reply to /sequence new (or Rematch, everyone seated) shows it
         await self._posts.refresh_lobby(event.table)
 
     async def lobby_cancelled(self, event: LobbyCancelled) -> None:
@@ -102,10 +102,8 @@ class Announcer:
     async def game_started(self, event: GameStarted) -> None:
         table = event.table
         await self._posts.refresh_lobby(table)
-        lobby = await self._posts.lobby_closed(table.game_id)
+        await self._posts.lobby_closed(table.game_id)
         lang = self._prefs.guild_lang(table.guild_id)
-        if self._prefs.uses_threads(table.guild_id):
-            table = await self._posts.open_thread(table, lobby, lang)
         obs = event.observation
         await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
                                      view=messages.board_view(table, obs, lang),
@@ -138,6 +136,10 @@ class Announcer:
             # Discord refused even after discord.py's own tries: show the position once
             # more a little later, unless a newer board gets through first. Never a loop.
             self._later(self._show_board_again(table.game_id, event.ply))
+        if event.action == "skip" and table.game == "kids":
+            # the turn went by while the seat's hand message may show a card's choices:
+            # it shows the cards again (their numbers belong to the turn gone by)
+            await self._dms.deliver_hand(table, event.seat)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -234,7 +236,7 @@ class Announcer:
                                              nonce=f"end:{table.game_id}")
         if final is not None:
             try:  # a restart or another process need not post it again
-                await self._manager.end_shown(table.game_id)
+                await self._manager.final_boards.shown(table.game_id)
             except Exception:
                 log.warning("could not note that game %d's end was shown", table.game_id,
                             exc_info=True)

@@ -41,6 +41,9 @@ class Clicks(Protocol):
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None: ...
 
+    async def back_to_cards(self, interaction: discord.Interaction, game_id: int, seat: int
+                            ) -> None: ...
+
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None: ...
 
@@ -77,10 +80,12 @@ ROLL = r"seq:roll:(?P<game>\d+):(?P<ply>\d+)"
 REMATCH_OPTIONS = r"seq:rematch:(?P<game>kids|dice):(?P<options>[a-z0-9_=,]*)"
 REMATCH_AGAIN = r"seq:rematch:again:(?P<game>\d+)"
 UNSEAT = r"seq:unseat:(?P<game>\d+):(?P<seat>\d)"
+# on a hand message in the DMs that shows a card's choices: back to that seat's cards
+BACK = r"seq:back:(?P<game>\d+):(?P<seat>\d)"
 CHILD_MODAL = re.compile(r"seq:child:(?P<game>\d+)")
 CHILD_NAME = "name"  # the modal's text input
 TEMPLATES = tuple(re.compile(p) for p in (LOBBY, HAND, CARD, PLAY, SPACES, ROLL,
-                                          REMATCH_OPTIONS, REMATCH_AGAIN, UNSEAT))
+                                          REMATCH_OPTIONS, REMATCH_AGAIN, UNSEAT, BACK))
 
 
 def understood(custom_id: str) -> bool:
@@ -145,6 +150,26 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CARD):
     async def callback(self, interaction: discord.Interaction) -> None:
         await clicks_of(interaction).card_click(interaction, self.game_id, self.card,
                                                 self.seat)
+
+
+class BackToCards(discord.ui.DynamicItem[discord.ui.Button[Any]], template=BACK):
+    """On a DM hand message showing one card's choices: the seat's cards again (a card
+    tapped by mistake). The hand message is one message that changes, so this is its way
+    back, not a new message."""
+
+    def __init__(self, game_id: int, seat: int, label: str = "?") -> None:
+        super().__init__(discord.ui.Button(label=label, emoji="\u21a9\ufe0f",
+                                           style=discord.ButtonStyle.secondary,
+                                           custom_id=f"seq:back:{game_id}:{seat}"))
+        self.game_id, self.seat = game_id, seat
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> BackToCards:
+        return cls(int(match["game"]), int(match["seat"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await clicks_of(interaction).back_to_cards(interaction, self.game_id, self.seat)
 
 
 class UnseatButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=UNSEAT):
@@ -311,4 +336,4 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REM
 
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton, HandButton, CardButton, PlayButton, PlaySelect, RollButton, SameSeatsRematch,
-    RematchButton, UnseatButton)
+    RematchButton, UnseatButton, BackToCards)

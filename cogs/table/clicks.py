@@ -7,6 +7,7 @@ module only knows who clicked, in which language, and what to show them back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from typing import Any
@@ -21,13 +22,16 @@ from engine.observation import Observation
 from ..i18n import card as card_name
 from ..i18n import t
 from . import messages
+from .choices import choices_view, describe, spaces_of
 from .dms import DirectMessages
+from .hand_clicks import HandInPlace, seat_on
 from .hands import hand_payload
 from .pictures import choice_file
-from .posts import Posts
+from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences, speaker_lang
 from .replies import (
     FILLED,
+    InFlight,
     answer,
     public_placeholder_gone_on_refusal,
     refusal,
@@ -42,12 +46,15 @@ class TableClicks:
     """The ``Clicks`` of ``cogs.table.buttons``: what each button (and its command) does."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posts: Posts, dms: DirectMessages) -> None:
+                 posts: Posts, dms: DirectMessages, in_flight: InFlight) -> None:
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
+        self._in_flight = in_flight
+        self._starting: dict[int, asyncio.Lock] = {}  # games whose Start is being pressed
+        self._in_place = HandInPlace(bot, manager, dms)
 
     # ------------------------------------------------------------------ lobby
     async def open_lobby(self, interaction: discord.Interaction, game: str,
@@ -84,7 +91,7 @@ class TableClicks:
 
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:
-        async with refusals(interaction, f"lobby button {what}"):
+        async with refusals(interaction, f"lobby button {what}", self._in_flight):
             await self._manager.catch_up(game_id)  # several processes: see catch_up
             table = self._manager.get(game_id)
             if table.status != "lobby":
@@ -102,7 +109,7 @@ class TableClicks:
                           ) -> None:
         """The "Add a child" form came back: a seat for the child, held by the account that
         filled it in."""
-        async with refusals(interaction, "add a child"):
+        async with refusals(interaction, "add a child", self._in_flight):
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -118,7 +125,7 @@ class TableClicks:
 
     async def remove_child(self, interaction: discord.Interaction, game_id: int, seat: int
                            ) -> None:
-        async with refusals(interaction, "remove a child"):
+        async with refusals(interaction, "remove a child", self._in_flight):
             table = self._manager.get(game_id)
             if table.status != "lobby":
                 raise refusal("game_started")
@@ -141,13 +148,45 @@ class TableClicks:
         elif what == "leave":
             await self._manager.leave(game_id, user.id)
         elif what == "start":
-            await self._manager.start_game(game_id, user.id)
+            await self._start(game_id, user.id)
         elif what == "cancel":
             await self._manager.cancel(game_id, user.id)
         elif what.startswith("cpu-"):
             await self._manager.add_computer(game_id, user.id, what[4:])
         else:
             raise refusal("unknown")
+
+    async def _start(self, game_id: int, user_id: int) -> None:
+        """Start the game; if its server plays each game in a thread of its own, the thread
+        is opened first and the game starts in it (saved with the start, so every board,
+        command and restart finds it there, and the channel is free for the next lobby)."""
+        # one start at a time per game in this process: a second click on Start waits for
+        # the first (and is then refused as started), instead of opening a second thread
+        starting = self._starting.setdefault(game_id, asyncio.Lock())
+        try:
+            async with starting:
+                await self._start_in_a_room(game_id, user_id)
+        finally:
+            if not starting.locked():
+                self._starting.pop(game_id, None)
+
+    async def _start_in_a_room(self, game_id: int, user_id: int) -> None:
+        table = self._manager.get(game_id)
+        lang = self._prefs.guild_lang(table.guild_id)
+        opened = None
+        if (self._prefs.uses_threads(table.guild_id) and table.status == "lobby"
+                and user_id == table.host_id and len(table.seats) >= 2):  # (else refused)
+            opened = await self._posts.open_thread(table, lang)
+        thread = opened[0] if opened is not None else None
+        try:
+            started = await self._manager.start_game(game_id, user_id, channel_id=thread)
+        except BaseException:
+            if thread is not None:
+                await self._posts.drop_thread(thread)
+            raise
+        if opened is not None and started.channel_id == thread:
+            await self._posts.thread_opened(started, table.channel_id, lang,
+                                            on_lobby=opened[1])
 
     # ------------------------------------------------------------------ hands and moves
     def _seat_or_refuse(self, game_id: int, user_id: int) -> TableView:
@@ -157,7 +196,7 @@ class TableClicks:
         return table
 
     async def show_hand(self, interaction: discord.Interaction, game_id: int) -> None:
-        async with refusals(interaction, "hand"):
+        async with refusals(interaction, "hand", self._in_flight):
             await self._manager.catch_up(game_id)
             table = self._manager.get(game_id)
             held = table.held_seats(interaction.user.id)
@@ -172,16 +211,25 @@ class TableClicks:
     async def card_click(self, interaction: discord.Interaction, game_id: int, card: str,
                          seat: int | None = None) -> None:
         """A card of one seat's hand (``seat``; hands drawn before family seats name none:
-        the clicker's own)."""
-        async with refusals(interaction, "card button"):
+        the clicker's own). On the hand message in the DMs, the answer is that message
+        changed into the card's choices (``hand_clicks``); elsewhere (the ephemeral "My
+        hand"), an ephemeral message with them."""
+        async with refusals(interaction, "card button", self._in_flight):
             await self._manager.catch_up(game_id)
+            lang = speaker_lang(interaction)
+            in_place = await self._in_place.applies(interaction)
+            if in_place and not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
             table = self._seat_or_refuse(game_id, interaction.user.id)
             if seat is None:
                 seat = table.seat_of(interaction.user.id)
             if seat is None or seat not in table.held_seats(interaction.user.id):
                 raise refusal("not_your_seat")  # a stranger's click, or a forged id
-            lang = speaker_lang(interaction)
             obs = self._manager.seat_observation(game_id, seat)
+            if in_place and card not in (obs.get("hand") or []):
+                await self._in_place.made_true(interaction, table, seat, lang)
+                return
             if table.turn != seat:
                 raise refusal("not_your_turn")
             if card not in (obs.get("hand") or []):
@@ -193,46 +241,63 @@ class TableClicks:
             key = "prompt.remove" if card == "dragon" else "prompt.space"
             question = t(key, lang, card=card_name(card, lang), the_card=t(f"the_card.{card}",
                                                                             lang))
+            if in_place:
+                await self._in_place.offer(interaction, table, seat, obs, actions, question,
+                                           lang, removing=card == "dragon")
+                return
             await self._offer(interaction, game_id, obs, actions, question, lang,
                               removing=card == "dragon")
 
     async def _offer(self, interaction: discord.Interaction, game_id: int,
                      obs: Observation, actions: list[str], question: str, lang: str, *,
-                     removing: bool) -> None:
-        """The choices for one move: the small board with the spaces numbered, and the
-        buttons (or menus) with the same numbers, as an ephemeral reply."""
-        spaces = messages.spaces_of(actions)
-        picture = await choice_file(obs, spaces, lang, game_id, removing=removing)
+                     removing: bool, dice: list[int] | None = None) -> None:
+        """The choices for one move: the small board with the spaces numbered (``dice``: a
+        roll, drawn above it), and the buttons (or menus) with the same numbers, as an
+        ephemeral reply."""
+        spaces = spaces_of(actions)
+        picture = await choice_file(obs, spaces, lang, game_id, removing=removing, dice=dice)
         lines = [question, t("prompt.pick_number", lang)] if spaces else [question]
-        view = messages.choices_view(game_id, int(obs["history_length"]), actions, lang)
+        view = choices_view(game_id, int(obs["history_length"]), actions, lang)
         extra: dict[str, Any] = {} if picture is None else {"file": picture}
         await reply(interaction, "\n".join(lines), view=view, **extra)
 
     async def play_click(self, interaction: discord.Interaction, game_id: int, action: str,
                          ply: int) -> None:
-        async with refusals(interaction, "move button"):
+        async with refusals(interaction, "move button", self._in_flight):
             await self._manager.catch_up(game_id)
-            table = self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
+            in_place = await self._in_place.applies(interaction)
+            if in_place and not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
+            table = self._seat_or_refuse(game_id, interaction.user.id)
             seat = table.seat_of(interaction.user.id)
-            # A move made in the DMs: its own answer (the choice message, edited) becomes the
-            # new hand, instead of a new DM: an interaction response does not count against
-            # Discord's global rate limit, a DM does.
-            in_hand = (table.game == "kids" and interaction.guild_id is None
-                       and seat is not None and seat == table.turn)
-            if in_hand and seat is not None:
-                self._dms.shown_by_click(game_id, seat, ply)
+            in_place = in_place and table.game == "kids"
+            shown = seat_on(interaction.message, game_id) if in_place else None
+            if shown is not None and shown not in table.held_seats(interaction.user.id):
+                raise refusal("not_your_seat")  # the numbers on another seat's hand
+            # A move made from the hand message in the DMs: that message (showing the
+            # card's choices) becomes the new hand, an interaction response (outside
+            # Discord's global rate limit, where a DM would count), so the hand's own DM
+            # is not sent for this move.
+            mover = seat if in_place and seat is not None and seat == table.turn else None
+            if mover is not None:
+                self._dms.shown_by_click(game_id, mover, ply)
             await interaction.response.defer()
             try:
                 await self._manager.submit(game_id, interaction.user.id, action,
                                            expected_ply=ply)
-            except BaseException:
-                if seat is not None:
-                    self._dms.not_shown_by_click(game_id, seat, ply)
+            except BaseException as exc:
+                if mover is not None:
+                    self._dms.not_shown_by_click(game_id, mover, ply)
+                if in_place and isinstance(exc, Refusal):
+                    # numbers of a turn gone by (or not this seat's turn): the message
+                    # shows the hand as it is, and the refusal says why
+                    await self._hand_again(interaction, table, seat, lang)
                 raise
-            played = t("prompt.played", lang, move=messages.describe(action, lang))
-            if in_hand and seat is not None:
-                await self._show_hand_in_place(interaction, game_id, seat, played, lang)
+            played = t("prompt.played", lang, move=describe(action, lang))
+            if mover is not None:
+                await self._in_place.played(interaction, game_id, mover, ply, played, lang)
                 return
             try:
                 await interaction.edit_original_response(content=played, view=None,
@@ -240,34 +305,38 @@ class TableClicks:
             except discord.HTTPException:
                 log.debug("could not mark the move prompt as played", exc_info=True)
 
-    async def _show_hand_in_place(self, interaction: discord.Interaction, game_id: int,
-                                  seat: int, played: str, lang: str) -> None:
-        """After a move from the DMs: the choice message says what was played and becomes
-        the seat's new hand. If that edit fails, the hand goes by DM after all."""
-        try:
-            table = self._manager.get(game_id)
-        except Refusal:
-            table = None  # the move ended the game: the prompt only says what was played
-        if table is None or table.status != "playing":
-            with contextlib.suppress(discord.HTTPException):
-                await interaction.edit_original_response(content=played, view=None,
-                                                         attachments=[])
+    async def _hand_again(self, interaction: discord.Interaction, table: TableView,
+                          seat: int | None, lang: str) -> None:
+        """A refused number on a DM hand message: that message shows its seat's hand."""
+        shown = seat_on(interaction.message, table.game_id)
+        seat = shown if shown is not None else seat
+        if seat is None or seat not in table.held_seats(interaction.user.id):
             return
-        obs = self._manager.seat_observation(game_id, seat)
-        payload = await hand_payload(self._bot, table, obs, lang)
-        picture = payload.pop("file", None)
         try:
-            await interaction.edit_original_response(
-                content=played + "\n" + str(payload.get("content") or ""),
-                view=payload.get("view"), attachments=[picture] if picture else [])
-        except discord.HTTPException:
-            log.info("could not show the new hand of game %d in place; sending it by DM",
-                     game_id, exc_info=True)
-            await self._dms.deliver_hand(table, seat, obs)
+            await self._in_place.made_true(interaction, table, seat, lang)
+        except SENDING_FAILED:
+            log.info("could not show the hand of game %d again", table.game_id,
+                     exc_info=True)
+
+    async def back_to_cards(self, interaction: discord.Interaction, game_id: int, seat: int
+                            ) -> None:
+        """From a card's choices on a DM hand message, back to that seat's cards."""
+        async with refusals(interaction, "back to the cards", self._in_flight):
+            if not await self._in_place.applies(interaction):
+                raise refusal("stale_button")  # only ever on a hand message in the DMs
+            await self._manager.catch_up(game_id)
+            lang = speaker_lang(interaction)
+            if not self._manager.is_active(game_id):
+                await self._in_place.game_over(interaction, game_id, lang)
+                return
+            table = self._seat_or_refuse(game_id, interaction.user.id)
+            if seat not in table.held_seats(interaction.user.id):
+                raise refusal("not_your_seat")
+            await self._in_place.show_hand(interaction, table, seat, lang)
 
     async def roll(self, interaction: discord.Interaction, game_id: int, ply: int | None
                    ) -> None:
-        async with refusals(interaction, "roll"):
+        async with refusals(interaction, "roll", self._in_flight):
             await self._manager.catch_up(game_id)
             self._seat_or_refuse(game_id, interaction.user.id)
             lang = speaker_lang(interaction)
@@ -282,20 +351,27 @@ class TableClicks:
             table = self._manager.get(game_id)
             obs = self._manager.observation_for(game_id, interaction.user.id)
             roll = obs.get("last_roll")
-            a, b = roll if roll else ("?", "?")
             actions = [a for a in obs.get("legal") or [] if a not in ("roll", "pass")]
+            if not roll:
+                raise refusal("must_roll")
             if table.turn != obs.get("seat") or not actions:
-                await reply(interaction, t("moved.roll", lang,
-                                           name=interaction.user.display_name, a=a, b=b))
+                # the roll allowed no move (it was passed for them): say why, as the board
+                name = interaction.user.display_name
+                await reply(interaction, messages.dice_line(name, "pass", obs, lang)
+                            or t("moved.roll", lang, name=name, a=roll[0], b=roll[1]))
                 return
+            # the roll is shown to the roller here, as dice on the picture and in words; the
+            # channel hears of it on the board that follows the move
+            a, b = roll
             await self._offer(interaction, game_id, obs, actions,
-                              t("prompt.dice", lang, a=a, b=b), lang,
-                              removing=all(a.startswith("remove@") for a in actions))
+                              t("prompt.dice.total", lang, a=a, b=b, total=a + b), lang,
+                              removing=all(a.startswith("remove@") for a in actions),
+                              dice=[a, b])
 
     # ------------------------------------------------------------------ rematches
     async def rematch(self, interaction: discord.Interaction, game: str,
                       options: dict[str, Any]) -> None:
-        async with refusals(interaction, "rematch"):
+        async with refusals(interaction, "rematch", self._in_flight):
             await self.open_lobby(interaction, game, options)
 
     async def rematch_same_seats(self, interaction: discord.Interaction, game_id: int
@@ -305,7 +381,7 @@ class TableClicks:
         from the store, so the button works after a restart. The host (the first person
         still in the game) presses Start; whoever does not want another game presses Leave.
         A player who left the finished game is not seated again."""
-        async with refusals(interaction, "rematch"):
+        async with refusals(interaction, "rematch", self._in_flight):
             record = await self._manager.load_record(game_id)
             if record is None or record.status != "finished":
                 raise Refusal("rematch_gone", "That game can no longer be found.")
@@ -320,32 +396,13 @@ class TableClicks:
             host_id = host.user_id or 0
             await interaction.response.defer(thinking=True)
             channel_id = interaction.channel_id or record.channel_id
+            # everyone is seated as the lobby is made: it is never shown half filled
             async with public_placeholder_gone_on_refusal(interaction):
                 table = await self._manager.create_lobby(
                     record.kind, dict(record.options), Player(host_id, host.name),
                     record.guild_id, channel_id, on_leave=record.on_leave,
-                    turn_timer=record.turn_timer, family_seats=record.family_seats)
-            # Seat everyone before the lobby is shown, so it never shows a half-filled table
-            self._posts.hold_lobby(table.game_id)
-            try:
-                for seat in (s for s in seats if s is not host):
-                    try:
-                        if seat.level is not None or seat.user_id is None:
-                            await self._manager.add_computer(table.game_id, host_id,
-                                                             seat.level or "medium")
-                        elif seat.guardian is not None:  # a child, held by the same grown-up
-                            await self._manager.add_child(
-                                table.game_id, Player(seat.user_id, seat.guardian), seat.name)
-                        else:
-                            await self._manager.join(table.game_id,
-                                                     Player(seat.user_id, seat.name))
-                    except Refusal as exc:
-                        # someone else's lobby call got there first: seat whom we can
-                        log.info("rematch of game %d: could not seat %s again (%s)", game_id,
-                                 seat.name, exc.code)
-            finally:
-                self._posts.release_lobby(table.game_id)
-            table = self._manager.get(table.game_id)
+                    turn_timer=record.turn_timer, family_seats=record.family_seats,
+                    seat_again=[s for s in seats if s is not host])
             await self._show_new_lobby(interaction, table, t(
                 "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
 

@@ -1,4 +1,4 @@
-"""Direct messages: the hands, the closed-door memory, one retry.
+"""Direct messages: the hand message kept per seat, the closed-door memory, one retry.
 
 The owner of what the bot knows about each person's DMs. A refused DM (403, the person
 closed their DMs) is not tried again for ``DM_CLOSED_FOR`` seconds, so a person who opens
@@ -13,6 +13,14 @@ nor a DM channel one of them opened be opened again by each. A refusal this proc
 also kept here; anything else is asked of the store before a DM. Times are wall-clock
 epoch seconds (they are compared across processes); the clock is injectable, so tests need
 not wait.
+
+Each seat's hand is one message in its DMs, kept true (issue 25): families reload the app
+between turns, and Discord forgets ephemeral messages then, so the hand the child plays
+from must be a message that stays, and stays right. A click on it changes it in place
+(``hand_clicks.py``: an interaction response, outside the global rate limit) and is
+noted here (``hand_message_is``); any other change of the hand edits it (``deliver_hand``).
+Its ids are kept in the store (``dm_hands``) so that any process, after a restart too,
+edits the same message; this class is the only writer of them.
 """
 
 from __future__ import annotations
@@ -21,18 +29,19 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any
 
 import discord
 
 from engine import Refusal
 from engine.manager import GameManager, TableView
-from engine.manager.store import DmDoor, Posted, StoreUnavailable
+from engine.manager.store import DmDoor, DmHand, Posted, StoreUnavailable
 from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
-from .hands import hand_payload, where
+from .hands import hand_payload, hand_shown, where
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 
@@ -122,28 +131,36 @@ class DirectMessages:
     async def send(self, user_id: int, *, knock: bool = False, **kwargs: Any) -> bool:
         """Send a DM; False when the user does not take DMs (never retried in a loop).
         ``knock``: try even if they refused lately (they asked for it, e.g. by joining)."""
+        return await self._send(user_id, knock=knock, **kwargs) is not None
+
+    async def _send(self, user_id: int, *, knock: bool = False, **kwargs: Any
+                    ) -> discord.Message | None:
+        """``send``, returning the message sent (None: refused, or a passing failure)."""
         if not knock and await self.refused_lately(user_id):
-            return False
+            return None
         try:
             channel = await self._channel_of(user_id, looked=not knock)
-            await channel.send(**kwargs)
+            message = await channel.send(**kwargs)
         except discord.Forbidden:
-            log.info("user %d does not take direct messages", user_id)
-            self._closed[user_id] = refused = self.clock()
-            self._open.discard(user_id)
-            self._shut_in_store.add(user_id)
-            await self._keep(self._doors.door_closed(user_id, refused), user_id)
-            return False
+            await self._refused_by(user_id)
+            return None
         except SENDING_FAILED:
             # not a refusal: the DM may work next time, so the user is not marked closed
             log.exception("could not send a direct message to user %d", user_id)
-            return False
+            return None
         self._open.add(user_id)
         self._closed.pop(user_id, None)
         if knock or user_id in self._shut_in_store:  # the door is open again, for everyone
             self._shut_in_store.discard(user_id)
             await self._keep(self._doors.door_open(user_id), user_id)
-        return True
+        return message
+
+    async def _refused_by(self, user_id: int) -> None:
+        log.info("user %d does not take direct messages", user_id)
+        self._closed[user_id] = refused = self.clock()
+        self._open.discard(user_id)
+        self._shut_in_store.add(user_id)
+        await self._keep(self._doors.door_closed(user_id, refused), user_id)
 
     @staticmethod
     async def _keep(write: Coroutine[Any, Any, None], user_id: int) -> None:
@@ -167,28 +184,59 @@ class DirectMessages:
 
     async def deliver_hand(self, table: TableView, seat: int,
                            obs: Observation | None = None, *, retry: bool = True) -> None:
-        """One seat's hand by DM to the account that plays it (a child's to its grown-up,
-        one message per seat); ``obs``: the seat's view to show, default as it is now. If
-        DMs are closed, the channel hears so once per game and seat (without the hand)."""
+        """Make the seat's hand message in the DMs of the account that plays it (a
+        child's to its grown-up, one message per seat) show its hand as it is now
+        (``obs``: the seat's view, default as it is now): the message kept for the seat is
+        edited (by whichever process hears of the change: its ids are in the store), or
+        else the person's hand message of a finished game is taken over (a rematch), or
+        else, the first time, a DM is sent and kept. Nothing is sent when the message
+        shows this hand already. If DMs are closed, the channel hears so once per game and
+        seat (without the hand)."""
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
         if (table.game_id, seat, table.ply - 1) in self._shown_by_click:
             self._shown_by_click.discard((table.game_id, seat, table.ply - 1))
             return  # the click's own answer shows this hand
+        if await self.refused_lately(user_id):
+            await self._warn(table, seat, user_id)  # a closed door is not knocked on
+            return
         lang = self._prefs.user_lang(user_id, table.guild_id)
         if obs is None:
             obs = self._manager.seat_observation(table.game_id, seat)
+        shows = hand_shown(obs)
+        kept = await self.kept_hand(table.game_id, seat)
+        if kept is not None and kept.user_id == user_id and kept.shows == shows:
+            return  # it shows this hand already
         payload = await hand_payload(self._bot, table, obs, lang)
-        if await self.send(user_id, **payload):
+        if kept is None or kept.user_id != user_id:
+            kept = await self._claim(user_id, table.game_id, seat)
+        if kept is not None:
+            edited = await self._edit(kept, payload)
+            if edited is True:
+                await self._remember(replace(kept, shows=shows))
+                return
+            if edited is None:  # a passing failure: the edit is tried once more later
+                self._later_once(table, seat, retry)
+                return
+            if self.closed(user_id):  # the edit was refused: DMs closed
+                await self._warn(table, seat, user_id)
+                return
+        message = await self._send(user_id, **payload)
+        if message is not None:
+            await self._remember(DmHand(table.game_id, seat, user_id, message.channel.id,
+                                        message.id, shows))
             return
         if not self.closed(user_id):
             # A passing failure (rate limit, 5xx beyond discord.py's own tries): try once
             # more a little later with the hand as it is then; never a loop. The hand is
             # always there behind "My hand" and /sequence hand meanwhile.
-            if retry:
-                self._later(self._deliver_later(table.game_id, seat))
+            self._later_once(table, seat, retry)
             return
+        await self._warn(table, seat, user_id)
+
+    async def _warn(self, table: TableView, seat: int, user_id: int) -> None:
+        """The channel hears once per game and seat that this seat's DMs are closed."""
         if (table.game_id, seat) in self._warned:
             return
         self._warned.add((table.game_id, seat))
@@ -197,6 +245,65 @@ class DirectMessages:
         note = (t("dm.closed.child", glang, mention=f"<@{user_id}>", name=child.name)
                 if child.is_child else t("dm.closed", glang, mention=f"<@{user_id}>"))
         await self._posts.post(table, content=note)
+
+    def _later_once(self, table: TableView, seat: int, retry: bool) -> None:
+        if retry:
+            self._later(self._deliver_later(table.game_id, seat))
+
+    async def _edit(self, kept: DmHand, payload: dict[str, Any]) -> bool | None:
+        """Edit a kept hand message: True once done, False if it is gone (deleted, or DMs
+        refused: a new DM decides), None on a passing failure."""
+        fields = dict(payload)
+        picture = fields.pop("file", None)
+        fields["attachments"] = [picture] if picture is not None else []
+        message = self._bot.get_partial_messageable(
+            kept.dm_channel, type=discord.ChannelType.private).get_partial_message(
+            kept.message_id)
+        try:
+            await message.edit(**fields)
+        except discord.NotFound:
+            log.info("the hand message %d of game %d is gone", kept.message_id, kept.game_id)
+            await self._keep(self._doors.dm_hand_gone(kept.game_id, kept.seat,
+                                                      kept.message_id), kept.user_id)
+            return False
+        except discord.Forbidden:
+            await self._refused_by(kept.user_id)
+            return False
+        except SENDING_FAILED:
+            log.exception("could not edit the hand message of game %d", kept.game_id)
+            return None
+        return True
+
+    async def kept_hand(self, game_id: int, seat: int) -> DmHand | None:
+        """The hand message kept for a seat (None: none, or the store cannot say)."""
+        try:
+            return await self._doors.dm_hand(game_id, seat)
+        except StoreUnavailable:
+            return None  # (the outage is said once, by the store)
+        except Exception:
+            log.exception("could not read the hand message of game %d", game_id)
+            return None
+
+    async def _claim(self, user_id: int, game_id: int, seat: int) -> DmHand | None:
+        try:
+            return await self._doors.claim_dm_hand(user_id, game_id, seat)
+        except StoreUnavailable:
+            return None  # (the outage is said once, by the store)
+        except Exception:
+            log.exception("could not take over a hand message for game %d", game_id)
+            return None
+
+    async def _remember(self, hand: DmHand) -> None:
+        await self._keep(self._doors.dm_hand_shows(hand), hand.user_id)
+
+    async def hand_message_is(self, game_id: int, seat: int, user_id: int,
+                              message: discord.Message, shows: str) -> None:
+        """``message`` is the seat's hand message now, showing ``shows`` ('' if not known):
+        a click on it was answered by changing it (an interaction response; one tapped
+        that was not the kept one, e.g. from before an upgrade, takes over), or recovery
+        found it in the DMs of a game from before hand messages were kept."""
+        await self._remember(DmHand(game_id, seat, user_id, message.channel.id, message.id,
+                                    shows))
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -211,6 +318,8 @@ class DirectMessages:
                 await self.deliver_hand(table, seat, retry=False)
         except Refusal:
             pass  # the game ended meanwhile: no hand to show
+        except StoreUnavailable:
+            pass  # (the outage is said once, by the store) the next move shows the hand
         except Exception:
             log.exception("could not send the hand of game %d again", game_id)
 
@@ -228,6 +337,17 @@ class DirectMessages:
         self._channels[user_id] = channel.id
         await self._keep(self._doors.dm_channel_opened(user_id, channel.id), user_id)
         return channel
+
+    async def is_dm_of(self, user_id: int, channel_id: int | None) -> bool:
+        """Whether ``channel_id`` is the DM channel the bot has with ``user_id`` (a click
+        in it is theirs: a message of someone else's DMs is never changed for them)."""
+        if channel_id is None:
+            return False
+        known = self._channels.get(user_id)
+        if known is None:
+            await self._door(user_id)
+            known = self._channels.get(user_id)
+        return known == channel_id
 
     async def dm_channel(self, user_id: int) -> discord.abc.Messageable | None:
         """A person's DM channel (to read what reached it), None if it cannot be opened."""

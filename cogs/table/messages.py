@@ -8,31 +8,23 @@ need no client either.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import discord
 
 from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, TableView
 from engine.observation import Observation
-from render.emoji import CARD_EMOJI, number_emoji
-from render.palette import chip_style
 
 from ..i18n import card as card_name
 from ..i18n import t
 from .buttons import (
     CHILD_NAME,
-    CardButton,
     HandButton,
     LobbyButton,
-    PlayButton,
-    PlaySelect,
     RollButton,
     UnseatButton,
 )
-
-MAX_BUTTONS = 20  # 4 rows of 5; more choices go into select menus of 25
-MAX_MENUS = 5
-MENU_SIZE = 25
 
 
 def stopped(view: discord.ui.View) -> discord.ui.View:
@@ -45,10 +37,15 @@ def stopped(view: discord.ui.View) -> discord.ui.View:
 def seat_names(table: TableView, lang: str) -> list[str]:
     """Each seat's name; computers by level, numbered when two share a level (two
     "Computer (medium)" in one legend would be one name for two players)."""
-    levels = Counter(s.level for s in table.seats if s.is_computer)
-    numbers = iter(range(1, len(table.seats) + 1))
+    return names_of(table.seats, lang)
+
+
+def names_of(seats: Sequence[Seat], lang: str) -> list[str]:
+    """``seat_names`` of seats read back from the store (a finished game)."""
+    levels = Counter(s.level for s in seats if s.is_computer)
+    numbers = iter(range(1, len(seats) + 1))
     names = []
-    for s in table.seats:
+    for s in seats:
         if not s.is_computer:
             names.append(s.name)
             continue
@@ -200,10 +197,37 @@ def told_before(action: str) -> bool:
     return action == "skip" or action.startswith(("resign:", "computer:"))
 
 
+def dice_line(name: str, action: str, obs: Observation, lang: str) -> str | None:
+    """A Sequence Dice turn in one line, the roll first ("Emma rolled 6 + 3 = 9 and covered
+    E4"): the roll is not posted on a board of its own, so the board after the move tells
+    everyone what was rolled, and a roll that allowed no move says why. None if the
+    observation has no roll to tell."""
+    roll = obs.get("last_roll")
+    if not roll:
+        return None
+    a, b = roll
+    total = a + b
+    kind, _, space = action.partition("@")
+    if action == "pass":
+        key = "moved.dice.pass.ten" if total == 10 else "moved.dice.pass"
+    elif kind in ("place", "replace", "remove") and space:
+        key = f"moved.dice.{kind}"
+    else:
+        return None
+    line = t(key, lang, name=name, a=a, b=b, total=total, space=space)
+    if total in (2, 12) and not obs.get("is_over"):
+        line += " " + t("moved.dice.again", lang, total=total, name=name)
+    return line
+
+
 def move_line(table: TableView, event: Moved, lang: str) -> str:
     name = seat_name(table, event.seat, lang)
     action, obs = event.action, event.observation
     kind, _, space = action.partition("@")
+    if table.game == "dice":
+        said = dice_line(name, action, obs, lang)
+        if said is not None:
+            return said
     if action == "pass":
         return _roll_first(table, obs, name, t("moved.pass", lang, name=name), lang)
     if action == "roll":
@@ -288,155 +312,6 @@ def board_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View
             and "roll" in (obs.get("legal") or ["roll"]):
         view.add_item(RollButton(table.game_id, table.ply, t("button.roll", lang)))
     return stopped(view)
-
-
-def action_label(action: str, lang: str) -> str:
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("button.exchange", lang, card=card_name(kind[5:], lang))
-    if kind in ("remove", "replace"):
-        return t(f"autocomplete.{kind}", lang, space=space)
-    return space or action
-
-
-def describe(action: str, lang: str) -> str:
-    """A move in words, for "You played ..."."""
-    if action == "roll":
-        return t("button.roll", lang)
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("button.exchange", lang, card=card_name(kind[5:], lang))
-    if space and kind not in ("place", "remove", "replace"):
-        return f"{card_name(kind, lang)} → {space}"
-    return action_label(action, lang)
-
-
-def numbered(actions: list[str]) -> list[tuple[int | None, str]]:
-    """Number the moves with a space 1, 2, 3 ... in the order given (the numbers on the
-    choice picture); a move without a space (a dead-card exchange) has no number."""
-    out: list[tuple[int | None, str]] = []
-    n = 0
-    for action in actions:
-        if "@" in action:
-            n += 1
-            out.append((n, action))
-        else:
-            out.append((None, action))
-    return out
-
-
-def spaces_of(actions: list[str]) -> list[str]:
-    """The spaces of the numbered moves, in number order (what the picture marks)."""
-    return [a.partition("@")[2] for n, a in numbered(actions) if n is not None]
-
-
-def number_of(actions: list[str], action: str) -> int | None:
-    """The number ``action`` has among ``actions`` (as on the picture), if any."""
-    return next((n for n, a in numbered(actions) if a == action), None)
-
-
-def choices_view(game_id: int, ply: int, actions: list[str], lang: str) -> discord.ui.View:
-    """Buttons for up to 20 moves; beyond that, select menus of 25 (5 at most). Each move
-    with a space carries its number from the picture (as a keycap emoji up to ten), then
-    the coordinate, the parents' hint."""
-    view = discord.ui.View(timeout=None)
-    moves = numbered(actions)
-    if len(actions) <= MAX_BUTTONS:
-        for n, action in moves:
-            style = (discord.ButtonStyle.danger if action.startswith(("dead:", "remove@",
-                                                                      "dragon@"))
-                     else discord.ButtonStyle.success)
-            label = action_label(action, lang)
-            emoji = number_emoji(n) if n is not None else _card_emoji(action)
-            if n is not None and emoji is None:
-                label = t("button.space.numbered", lang, n=n, label=label)
-            view.add_item(PlayButton(game_id, ply, action, label, style, emoji=emoji))
-        return stopped(view)
-    for part, start in enumerate(range(0, min(len(actions), MENU_SIZE * MAX_MENUS),
-                                       MENU_SIZE)):
-        chunk = moves[start:start + MENU_SIZE]
-        options = [discord.SelectOption(label=numbered_label(n, a, lang), value=a,
-                                        emoji=number_emoji(n) if n is not None else None)
-                   for n, a in chunk]
-        placeholder = t("prompt.spaces", lang, first=numbered_label(*chunk[0], lang),
-                        last=numbered_label(*chunk[-1], lang))
-        view.add_item(PlaySelect(game_id, ply, part, options, placeholder[:150]))
-    return stopped(view)
-
-
-def same_choice(action: str, legal: list[str]) -> list[str]:
-    """The moves offered together with ``action`` (one card's spaces, or one roll's), so
-    its number matches the choice picture a player sees for it."""
-    kind = action.partition("@")[0]
-    if kind in ("place", "replace", "remove"):  # a Dice roll offers all its spaces at once
-        return [a for a in legal if "@" in a]
-    return [a for a in legal if a.partition("@")[0] == kind]
-
-
-def suggestion(action: str, legal: list[str], lang: str) -> tuple[str, int | None]:
-    """A suggested move in the words and numbers of the choices ("play Lion on 2 (B3)"),
-    and its number on the choice picture."""
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("hint.dead", lang, card=card_name(kind[5:], lang)), None
-    n = number_of(same_choice(action, legal), action)
-    if not space or n is None:
-        return describe(action, lang), None
-    card = (card_name(kind, lang) if kind not in ("place", "replace", "remove")
-            else action_label(action, lang))
-    return t("hint.play", lang, card=card, n=n, space=space), n
-
-
-def numbered_label(n: int | None, action: str, lang: str) -> str:
-    """"12 · B3": a move's number and its label, for menus and autocomplete."""
-    label = action_label(action, lang)
-    return label if n is None else t("autocomplete.numbered", lang, n=n, label=label)
-
-
-def _card_emoji(action: str) -> str | None:
-    kind = action.partition("@")[0]
-    return CARD_EMOJI.get(kind[5:] if kind.startswith("dead:") else kind)
-
-
-def hand_text(table: TableView, obs: Observation, lang: str, where: str) -> str:
-    """The words over a hand: whose cards (when one account holds several hands), which
-    game, where, and how to play it. They hold whoever's turn it is, so a hand in the DMs
-    never goes stale between two moves."""
-    lines = [t("hand.dm", lang, game=game_name(table, lang), place=where), t("hand.turn", lang)]
-    seat = obs.get("seat")
-    if seat is not None and labelled(table, seat):
-        lines.insert(0, seat_heading(table, obs, seat, lang))
-    return "\n".join(lines)
-
-
-def labelled(table: TableView, seat: int) -> bool:
-    """A hand is headed with its seat when it is a child's or its account holds several."""
-    s = table.seats[seat]
-    return s.is_child or (s.user_id is not None and len(table.held_seats(s.user_id)) > 1)
-
-
-def seat_heading(table: TableView, obs: Observation, seat: int, lang: str) -> str:
-    """"Emma's cards - blue, square": the seat's name, chip colour and chip mark."""
-    colours = obs.get("colours") or []
-    side_of = obs.get("side_of_seat") or []
-    colour = colours[side_of[seat]] if seat < len(side_of) else ""
-    return t("hand.for_seat", lang, name=table.seats[seat].name, colour=t(f"colour.{colour}",
-             lang), mark=t(f"alt.mark.{chip_style(colour).mark}", lang))
-
-
-def hand_view(table: TableView, obs: Observation, lang: str) -> discord.ui.View:
-    """A button per card in the hand (dead cards red: they can be exchanged)."""
-    view = discord.ui.View(timeout=None)
-    dead = set(obs.get("dead") or [])
-    for card in dict.fromkeys(obs.get("hand") or []):
-        view.add_item(CardButton(table.game_id, card, card_name(card, lang), card in dead,
-                                 emoji=CARD_EMOJI.get(card), seat=obs.get("seat")))
-    return stopped(view)
-
-
-def hand_cards(obs: Observation, lang: str) -> str:
-    """The hand in words: the alt text of its picture, and how recovery recognises it."""
-    return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])
 
 
 def child_modal(game_id: int, lang: str) -> discord.ui.Modal:

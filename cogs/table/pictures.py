@@ -66,14 +66,16 @@ async def hand_file(obs: Observation, caption: str, cards: str, lang: str, game_
 
 
 async def choice_file(obs: Observation, spaces: Sequence[str], lang: str, game_id: int, *,
-                      removing: bool = False) -> discord.File | None:
+                      removing: bool = False, dice: Sequence[int] | None = None
+                      ) -> discord.File | None:
     """The small board with the possible ``spaces`` numbered 1, 2, 3 ... (the numbers on
-    the buttons under it); None (logged) if drawing failed: the buttons still work."""
+    the buttons under it; ``dice``: a Dice roll, drawn above it); None (logged) if drawing
+    failed: the buttons still work."""
     if not spaces:
         return None
 
     def draw() -> tuple[bytes, str]:
-        return (choice_png(obs, spaces, lang=lang, removing=removing),
+        return (choice_png(obs, spaces, lang=lang, removing=removing, dice=dice or ()),
                 choice_alt(spaces, lang, removing=removing)[:ALT_TEXT_LIMIT])
 
     try:

@@ -24,7 +24,6 @@ from typing import Any
 import aiohttp
 import discord
 
-from engine import Refusal
 from engine.manager import GameManager, TableView
 from engine.manager.store import Posted, StoreUnavailable
 from engine.observation import Observation
@@ -59,11 +58,7 @@ class Posts:
         self._prefs = prefs
         self._posted = posted
         self._pace = pace or ChannelPace()
-        self._held: set[int] = set()  # lobbies a Rematch is filling: shown once, when full
-        self._boards: dict[int, BoardsPosted] = {}  # what this process got through
-        # game -> the thread it moved to, while events committed before the move (which
-        # still name the old channel) are being told; the store keeps it for the others
-        self._moved_to: dict[int, int] = {}
+        self._boards: dict[int, BoardsPosted] = {}
         self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
         # game -> its newest board being recorded (and the one before tidied): off the
         # move's path, one after another per game
@@ -73,9 +68,7 @@ class Posts:
         """The game is over (or its lobby cancelled): drop everything kept for it, here
         and (in a task of its own, so the click that ended the game is not kept waiting)
         in the store."""
-        self._held.discard(game_id)
         self._boards.pop(game_id, None)
-        self._moved_to.pop(game_id, None)
         task = asyncio.create_task(self._drop_posted(game_id, self._tidying.pop(game_id, None)),
                                    name=f"forget-{game_id}")
         self._dropping.add(task)
@@ -96,26 +89,20 @@ class Posts:
 
     def tracked_games(self) -> int:
         """How many games this object holds anything for (a leak shows here)."""
-        return len(self._held | set(self._boards) | set(self._moved_to))
+        return len(self._boards)
 
     def _drop_ended_elsewhere(self) -> None:
         """Entries of games this process's manager no longer has (they ended in another
         process, which forgot them in the store): looked for when a new game comes in."""
         for game_id in [g for g in self._boards if not self._manager.is_active(g)]:
             del self._boards[game_id]
-        for game_id in [g for g in self._moved_to if not self._manager.is_active(g)]:
-            del self._moved_to[game_id]
 
     # ------------------------------------------------------------------ sending
-    def where(self, table: TableView) -> int:
-        """The channel a game is played in now."""
-        # events committed before the game moved to its thread still name the old channel
-        thread = self._moved_to.get(table.game_id)
-        if thread is None:
-            return table.channel_id
-        if thread == table.channel_id:  # the events name the thread now: no need to keep it
-            del self._moved_to[table.game_id]
-        return thread
+    @staticmethod
+    def where(table: TableView) -> int:
+        """The channel a game is played in now (a game that moved to its thread moved with
+        its start: every event of the game names the thread)."""
+        return table.channel_id
 
     def channel(self, table: TableView) -> discord.PartialMessageable:
         return self._bot.get_partial_messageable(self.where(table), guild_id=table.guild_id)
@@ -222,16 +209,6 @@ class Posts:
             log.info("could not tidy an old board of game %d", table.game_id, exc_info=True)
 
     # ------------------------------------------------------------------ lobbies
-    def hold_lobby(self, game_id: int) -> None:
-        """A rematch is seating everyone: the lobby is shown once, when it is full."""
-        self._held.add(game_id)
-
-    def release_lobby(self, game_id: int) -> None:
-        self._held.discard(game_id)
-
-    def lobby_held(self, game_id: int) -> bool:
-        return game_id in self._held
-
     async def lobby_is(self, game_id: int,
                        message: discord.Message | discord.InteractionMessage) -> None:
         """The message that shows this lobby (the reply to /sequence new, or one found
@@ -271,17 +248,19 @@ class Posts:
         return await self._posted.lobby_closed(game_id)
 
     # ------------------------------------------------------------------ threads
-    async def open_thread(self, table: TableView, lobby: tuple[int, int] | None, lang: str
-                          ) -> TableView:
-        """Move a starting game into a thread of its own (opened on its lobby message when
-        that is known), so the channel stays readable with several games. A game that
-        starts inside a thread (a rematch) stays there. If Discord refuses (no Create
-        Public Threads permission), the game is played in the channel, and the channel is
-        told why."""
+    async def open_thread(self, table: TableView, lang: str) -> tuple[int, bool] | None:
+        """A thread of its own for a game about to start (opened on its lobby message when
+        that is known), so the channel stays readable with several games; None when there
+        is no need (a game started inside a thread, a rematch, stays there) or Discord
+        refuses (no Create Public Threads permission: then the channel is told why, and
+        the game is played there). Returns the thread and whether it hangs from the lobby
+        message. The game moves into it with its start (``GameManager.start_game(
+        channel_id=)``), then ``thread_opened`` records it."""
         if await self._is_thread(table.channel_id):
-            return table
+            return None
         name = t("thread.name", lang, game=messages.game_name(table, lang),
                  number=table.game_id)
+        lobby = await self._posted.lobby_message(table.game_id)
         try:
             if lobby is not None and lobby[0] == table.channel_id:
                 message = self.channel(table).get_partial_message(lobby[1])
@@ -297,22 +276,30 @@ class Posts:
             log.warning("could not open a thread for game %d; it is played in channel %d",
                         table.game_id, table.channel_id, exc_info=True)
             await self.post(table, content=t("thread.failed", lang))
-            return table
+            return None
+        return thread.id, lobby is not None and lobby[0] == table.channel_id
+
+    async def thread_opened(self, table: TableView, parent: int, lang: str, *,
+                            on_lobby: bool) -> None:
+        """The game started in the thread opened for it (``table.channel_id``): kept in the
+        store (any process finds the channel it hangs from), and pointed to from the
+        channel when it does not hang from the lobby message there."""
         try:
-            moved = await self._manager.move_game(table.game_id, thread.id)
-        except Refusal:
-            log.warning("game %d could not move to its thread %d", table.game_id, thread.id)
-            return table
-        self._moved_to[table.game_id] = thread.id
-        try:
-            await self._posted.moved_to_thread(table.game_id, thread.id, table.channel_id)
+            await self._posted.moved_to_thread(table.game_id, table.channel_id, parent)
         except StoreUnavailable:
             pass  # as below; the outage is said once, by the store
         except Exception:  # the thread is found by its owner then (``parent_of``)
             log.exception("could not record the thread of game %d", table.game_id)
-        if lobby is None:  # no lobby message for the thread to hang from: point to it
-            await self.post(table, content=t("thread.moved", lang, thread=f"<#{thread.id}>"))
-        return moved
+        if not on_lobby:
+            await self.post(table, channel_id=parent,
+                            content=t("thread.moved", lang, thread=f"<#{table.channel_id}>"))
+
+    async def drop_thread(self, thread_id: int) -> None:
+        """A thread opened for a start that was then refused: it goes again."""
+        try:
+            await self._bot.http.delete_channel(thread_id, reason="its game did not start")
+        except SENDING_FAILED:
+            log.info("could not delete the unused thread %d", thread_id, exc_info=True)
 
     async def _is_thread(self, channel_id: int) -> bool:
         if isinstance(self._bot.get_channel(channel_id), discord.Thread):

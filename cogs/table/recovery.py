@@ -23,7 +23,7 @@ from engine.observation import Observation
 from ..i18n import t
 from . import messages
 from .dms import DirectMessages
-from .pictures import BOARD, HAND, board_alt
+from .pictures import BOARD, board_alt
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 from .shards import owns
@@ -69,8 +69,8 @@ class Recovery:
         # games whose end was committed but whose final board never got out (the old
         # process died in between)
         ended = []
-        for game_id in await self._manager.ends_not_shown():
-            final = await self._manager.unshown_end(game_id)
+        for game_id in await self._manager.final_boards.owed():
+            final = await self._manager.final_boards.ending(game_id)
             if final is not None:
                 ended.append(final.table)
         # with several processes, each shows again only its own shards' servers' tables
@@ -80,17 +80,20 @@ class Recovery:
         if away:
             raise StoreUnavailable(f"{len(away)} tables not shown")
 
-    async def show(self, table: TableView) -> bool:
+    async def show(self, table: TableView, ending: GameOver | None = None) -> bool:
         """Show one table again, posting only what its channel is missing. With several
         processes (``manager.showing``) never two at once for one table: the second reads
-        what the first posted. False if the database was away (nothing is wrong with the
-        table: show it again later)."""
+        what the first posted. ``ending``: how a finished game ended, when its final board
+        is known to be owed (the manager said so with ``ShowAgain``). False if the database
+        was away (nothing is wrong with the table: show it again later)."""
         try:
             async with self._manager.showing(table.game_id):
                 if table.status == "lobby":
                     await self._lobby(table)
                 elif table.status == "playing":
                     await self._game(table)
+                elif ending is not None:
+                    await self._final_board(ending)
                 elif table.status == "finished":
                     await self._ended(table)
         except Refusal:
@@ -155,7 +158,7 @@ class Recovery:
         """A game that ended with a result: its final board (the one with the rematch
         button), unless it got out (the store knows: no channel is read, so a final board
         long scrolled away is never posted twice)."""
-        final = await self._manager.unshown_end(table.game_id)
+        final = await self._manager.final_boards.ending(table.game_id)
         if final is not None:
             log.info("game %d: its final board never got out; posting it", table.game_id)
             await self._final_board(final)
@@ -196,19 +199,26 @@ class Recovery:
             nonce=f"shown:{table.game_id}:{table.ply}")
 
     async def _hand(self, table: TableView, seat: int) -> None:
-        """One seat's hand, unless the newest hand of that seat in the DMs shows it (a
-        grown-up's DMs hold one hand per seat they play)."""
+        """One seat's hand message made true: the store knows which message it is and what
+        it shows, so it is edited only if the hand changed meanwhile (no channel is read).
+        A game from before hand messages were kept: the seat's newest hand in the DMs is
+        found once and taken as its message (a grown-up's DMs hold one per seat)."""
         user_id = table.seats[seat].user_id
         assert user_id is not None
-        lang = self._prefs.user_lang(user_id, table.guild_id)
-        obs = self._manager.seat_observation(table.game_id, seat)
+        if await self._dms.kept_hand(table.game_id, seat) is None:
+            await self._adopt(table, seat, user_id)
+        await self._dms.deliver_hand(table, seat)
+
+    async def _adopt(self, table: TableView, seat: int, user_id: int) -> None:
         channel = await self._dms.dm_channel(user_id)
         if channel is None:
             return
         of_seat = f"seq:card:{table.game_id}:{seat}:"
-        recent = [m for m in await self._recent(channel)
-                  if any((getattr(c, "custom_id", None) or "").startswith(of_seat)
-                         for row in m.components for c in getattr(row, "children", []))]
-        shown = self._newest_picture(recent, HAND)
-        if shown != messages.hand_cards(obs, lang):
-            await self._dms.deliver_hand(table, seat)
+        newest = next((m for m in await self._recent(channel) if self._mine(m)
+                       and not m.flags.ephemeral
+                       and any((getattr(c, "custom_id", None) or "").startswith(of_seat)
+                               for row in m.components for c in getattr(row, "children", []))),
+                      None)
+        if newest is not None:
+            # what it shows is not known: the hand is drawn on it once (an edit, no new DM)
+            await self._dms.hand_message_is(table.game_id, seat, user_id, newest, "")

@@ -82,20 +82,50 @@ async def public_placeholder_gone_on_refusal(interaction: discord.Interaction
         raise
 
 
+class InFlight:
+    """The handlers of clicks and commands under way (the desk owns one; ``refusals`` adds
+    and removes them): a clean stop lets them finish before closing the connections they
+    need, so a stop never cuts a move's answer in half."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def busy(self) -> int:
+        """How many handlers are under way, the caller's own aside."""
+        return len(self._others())
+
+    def _others(self) -> set[asyncio.Task[Any]]:
+        return {t for t in self._tasks if not t.done() and t is not asyncio.current_task()}
+
+    def add(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+
+    def discard(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+
+    async def finish(self, timeout: float) -> int:
+        """Wait (``timeout`` at most) for the handlers under way but the caller's own;
+        how many there were."""
+        busy = self._others()
+        if busy:
+            await asyncio.wait(busy, timeout=timeout)
+        return len(busy)
+
+
 @asynccontextmanager
-async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator[None]:
+async def refusals(interaction: discord.Interaction, what: str,
+                   in_flight: InFlight | None = None) -> AsyncIterator[None]:
     """Around a handler: a refusal becomes its translated message, a bug an apology (and a
     log line with its traceback); neither reaches discord.py, which would show "This
     interaction failed". The database away for a while is neither: the person is told
     that nothing changed and to try again in a few seconds, and nothing is logged here
     (the store's ``Outages`` says the outage once, whoever met it).
 
-    While it runs, the handler counts as under way (the bot's ``in_flight``, if it keeps
-    one): a clean stop waits for it before closing the connections it needs."""
-    flight = getattr(interaction.client, "in_flight", None)
+    While it runs, the handler counts as under way in ``in_flight``: a clean stop waits for
+    it before closing the connections it needs."""
     task = asyncio.current_task()
-    if isinstance(flight, set) and task is not None:
-        flight.add(task)
+    if in_flight is not None and task is not None:
+        in_flight.add(task)
     try:
         yield
     except (Refusal, StoreUnavailable) as exc:
@@ -113,5 +143,5 @@ async def refusals(interaction: discord.Interaction, what: str) -> AsyncIterator
         except discord.HTTPException:
             log.warning("could not even apologise for %s", what)
     finally:
-        if isinstance(flight, set):
-            flight.discard(task)
+        if in_flight is not None and task is not None:
+            in_flight.discard(task)

@@ -1,7 +1,10 @@
 """Doing what a table's chore says is due: an idle lobby's time-out, a turn reminder, a
-turn timer running out. (A computer's turn is its driver's: ``computer.Computers``.)
+turn timer running out, a computer's turn nobody is playing (handed to its driver:
+``computer.Computers``).
 
-A chore is only a reason to look: under the table's lock the rule (``deadlines``) is
+Every ``interval`` seconds (``check``), the sharing strategy claims the chores that are
+due (one process: its own; several: any game's, one process each). A chore is only a
+reason to look: under the table's lock the rule (``deadlines``) is
 asked again of the table as it stands, so a chore that a later change made moot does
 nothing. The turn timer: a reminder at half time; at the deadline a computer move for the
 absent player or a skip (the server's ``timeout_action``); after ``absences_to_free``
@@ -11,20 +14,86 @@ timeouts in a row the seat is freed. Moving yourself resets the count (``GameMan
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from .computer import Computers, choose
-from .deadlines import LOBBY_TIMEOUT, REMINDER, TURN_TIMER, next_chore
+from .deadlines import COMPUTER, LOBBY_TIMEOUT, REMINDER, TURN_TIMER, next_chore
+from .errors import ManagerError
 from .events import TurnTimedOut
+from .outbox import Outbox
+from .sharing import Sharing
 from .step import TAKEOVER_LEVEL, Steps, applying
+from .store import StoreUnavailable
 from .table import Table
+from .timers import Clock
+
+log = logging.getLogger(__name__)
 
 
 class Due:
-    """Does what is due in one table, its lock held."""
+    """Looks for what is due, and does it in each table, its lock held."""
 
-    def __init__(self, steps: Steps, computers: Computers) -> None:
+    def __init__(self, sharing: Sharing, steps: Steps, computers: Computers, outbox: Outbox,
+                 clock: Clock, *, interval: float) -> None:
+        self._sharing = sharing
         self._steps = steps
         self._computers = computers
+        self._outbox = outbox
+        self._clock = clock
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._loop(), name="turn-timers")
+
+    def stop(self) -> asyncio.Task[None] | None:
+        """Stop looking (the task cancelled, to be awaited)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+        return task
+
+    async def _loop(self) -> None:
+        # Real sleeping here: the clock decides what is due, not how often we look.
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.check()
+            except StoreUnavailable:
+                pass  # the database is away for a while (said once, by the store)
+            except Exception:
+                log.exception("could not look at what is due")
+
+    async def check(self) -> None:
+        """Do every chore due now. The database away (``StoreUnavailable``, said once by
+        the store) stops the round: this chore and the rest are done when due again (one
+        process: at once; several: when this process's claims run out, ``CHORE_CLAIM``)."""
+        for game_id, what in await self._sharing.due(self._clock.now()):
+            table: Table | None = None
+            try:
+                await self._sharing.catch_up(game_id)  # a game another process ran
+                async with self._sharing.locked(game_id) as table:
+                    if what == COMPUTER and not self._computers.thinking(game_id):
+                        log.warning("game %d: a computer turn nobody played in time; "
+                                    "playing it here", game_id)
+                    await self.do(table, self._clock.now())
+                    await self._sharing.schedule(game_id)
+            except ManagerError as exc:
+                if exc.code == "no_such_game":
+                    continue  # it ended: its chore goes with it
+                log.exception("chore %s of game %d failed", what, game_id)
+            except StoreUnavailable:
+                if table is not None:
+                    await self._after(table)
+                return
+            except Exception:
+                log.exception("chore %s of game %d failed", what, game_id)
+            if table is not None:
+                await self._after(table)
+
+    async def _after(self, table: Table) -> None:
+        self._computers.tidy(table)
+        await self._outbox.flush(table.id)
 
     async def do(self, table: Table, now: float) -> None:
         # after a long stop a reminder and the timer may both be due: in order, then stop

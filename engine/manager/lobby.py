@@ -7,13 +7,17 @@ with a ``ManagerError`` and changes nothing. Saving and telling are the manager'
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from ..options import GAMES, normalise_options
-from .errors import refuse
+from .errors import ManagerError, refuse
 from .events import COMPUTER_LEVELS, Player
 from .seats import Seat
 from .table import Table
+
+log = logging.getLogger(__name__)
 
 MAX_SEATS = 4
 MAX_CHILD_NAME = 20
@@ -124,6 +128,22 @@ def seat_computer(table: Table, user_id: int, level: str) -> None:
     _check_room(table)
     number = sum(1 for s in table.seats if s.level is not None) + 1
     table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
+
+
+def seat_again(table: Table, seats: Sequence[Seat]) -> None:
+    """A rematch: a finished game's seats (but the host's) seated again in order, each by
+    the rule for its kind (a person, a child held by the same grown-up, a computer of the
+    same level). A seat the rules refuse now is left out, and the rest seated."""
+    for seat in seats:
+        try:
+            if seat.level is not None or seat.user_id is None:
+                seat_computer(table, table.host_id, seat.level or "medium")
+            elif seat.guardian is not None:
+                seat_child(table, Player(seat.user_id, seat.guardian), seat.name)
+            else:
+                seat_player(table, Player(seat.user_id, seat.name))
+        except ManagerError as exc:
+            log.info("a rematch could not seat %s again (%s)", seat.name, exc.code)
 
 
 def unseat_leaver(table: Table, user_id: int) -> bool:

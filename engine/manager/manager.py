@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,16 +24,16 @@ from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
-from .deadlines import CHORE_CLAIM, COMPUTER, PROMISE
+from .deadlines import CHORE_CLAIM, PROMISE
 from .due import Due
 from .errors import ManagerError, refuse
-from .events import GameOver, Listener, LobbyChanged, Moved, Player, TableView
+from .events import Listener, Moved, Player, TableView
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
 from .sharing import RESYNC_INTERVAL, sharing_for
 from .step import Steps, applying
-from .store import GameRecord, GuildSettings, Store, StoreUnavailable
+from .store import GameRecord, GuildSettings, Store
 from .table import Table, Tables
 from .timers import Clock, SystemClock
 
@@ -60,26 +60,35 @@ class GameManager:
         """``claim``, ``promise``, ``resync_every``: the times several processes on one
         PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
         self.store = store
-        self.clock: Clock = clock or SystemClock()
+        self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
-        self.timer_interval = timer_interval
         self._tables = Tables()
         self._outbox = Outbox()
-        restorer = Restorer(store, self.clock)
+        restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
-                                    self._final_boards, self.clock,
+                                    self._final_boards, self._clock,
                                     computer_delay=computer_delay, claim=claim,
                                     promise=promise, resync_every=resync_every)
-        self._steps = Steps(store, self.clock, self._tables, self._outbox,
+        self._steps = Steps(store, self._clock, self._tables, self._outbox,
                             lobby_idle=lobby_idle)
-        self._computers = Computers(self._sharing, self._steps, self._outbox, self.clock,
+        self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._steps, self._computers)
+        self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
+                        self._clock, interval=timer_interval)
         self._restorer = restorer
-        self._timer_task: asyncio.Task[None] | None = None
-        self._closing = False
+
+    @property
+    def clock(self) -> Clock:
+        """The manager's time (given at construction: every owner reads the same one)."""
+        return self._clock
+
+    @property
+    def final_boards(self) -> FinalBoards:
+        """Which finished games' final boards are owed: ``owed()``, ``ending(game_id)``
+        (how it ended, if its board is owed), ``shown(game_id)`` (the listener posted it)."""
+        return self._final_boards
 
     @property
     def lobby_idle(self) -> float:
@@ -106,7 +115,7 @@ class GameManager:
                 # be connected yet)
                 self._computers.tidy(table)
         if run_timers:
-            self._timer_task = asyncio.create_task(self._timer_loop(), name="turn-timers")
+            self._due.start()
         await self._sharing.start()
 
     async def close(self) -> None:
@@ -116,13 +125,10 @@ class GameManager:
         waits for those (a click, a computer, a timer) to finish their commit; while close
         holds the locks no new move can begin, so the cancelling below stops only players
         thinking or waiting, never a commit half done (SIGTERM of the bot comes here)."""
-        self._closing = self._sharing.closing = True
+        self._sharing.closing = True
         async with self._sharing.holding_all():
-            tasks: list[asyncio.Task[None]] = self._computers.halt()
-            if self._timer_task:
-                self._timer_task.cancel()
-                tasks.append(self._timer_task)
-        await asyncio.gather(*tasks, return_exceptions=True)
+            tasks = [*self._computers.halt(), self._due.stop()]
+        await asyncio.gather(*(t for t in tasks if t is not None), return_exceptions=True)
         await self._sharing.close()
 
     async def settle(self) -> None:
@@ -204,7 +210,7 @@ class GameManager:
         """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
         rules.check_settings(changes)
         settings = replace(await self.store.games.guild_settings(guild_id), **changes)
-        await self.store.games.save_guild_settings(settings, now=self.clock.now())
+        await self.store.games.save_guild_settings(settings, now=self._clock.now())
         for table in self._tables.all():
             if table.guild_id == guild_id:
                 table.settings = settings
@@ -216,32 +222,24 @@ class GameManager:
         self, game: str, options: dict[str, Any] | None, host: Player,
         guild_id: int | None, channel_id: int, *, on_leave: str = "skip",
         turn_timer: float | None = None, family_seats: bool = True,
+        seat_again: Sequence[Seat] = (),
     ) -> TableView:
         """Open a lobby in a channel; the host takes the first seat. ``turn_timer``: the
         host's seconds per turn for this game (0: no timer; None: the server's setting);
-        ``family_seats``: whether grown-ups may add children's seats."""
+        ``family_seats``: whether grown-ups may add children's seats; ``seat_again``: a
+        finished game's other seats to seat at once, in order (a rematch: the lobby is
+        never shown half filled). A seat the lobby's rules refuse is left out."""
         rules.check_table_options(on_leave, turn_timer)
         settings = await self._restorer.settings_for(guild_id, turn_timer)
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         rules.check_game_options(game, opts)
-        async with self._tables.channel_lock:
-            self._tables.check_channel_free(channel_id)
-            now = self.clock.now()
-            seats = [Seat(0, host.user_id, host.name)]
-            deadline = now + self.lobby_idle
-            game_id = await self.store.games.create_lobby(
-                game, opts, guild_id, channel_id, host.user_id, seats,
-                lobby_deadline=deadline, on_leave=on_leave, now=now, turn_timer=turn_timer,
-                family_seats=family_seats)
-            if game_id is None:
-                raise refuse("channel_busy", "This channel already has a lobby or a game.")
-            table = Table(
-                id=game_id, kind=game, options=opts, status="lobby", guild_id=guild_id,
-                channel_id=channel_id, host_id=host.user_id, seats=seats, on_leave=on_leave,
-                created_at=now, settings=settings, lobby_deadline=deadline,
-                turn_timer=turn_timer, family_seats=family_seats)
-            self._tables.put(table)
-            self._outbox.queue(game_id, LobbyChanged(table.view(), "created"))
+        table = Table(id=0, kind=game, options=opts, status="lobby", guild_id=guild_id,
+                      channel_id=channel_id, host_id=host.user_id,
+                      seats=[Seat(0, host.user_id, host.name)], on_leave=on_leave,
+                      created_at=0.0, settings=settings, turn_timer=turn_timer,
+                      family_seats=family_seats)
+        rules.seat_again(table, seat_again)
+        table = await self._steps.open_lobby(table)
         await self._sharing.created(table)
         await self._after(table)
         return table.view()
@@ -315,7 +313,7 @@ class GameManager:
         async with self._sharing.locked(game_id) as table:
             rules.check_start(table, user_id)
             if channel_id is not None and channel_id != table.channel_id:
-                await self._move(table, channel_id)
+                await self._steps.move(table, channel_id)
             seed = self._seed_source()
             game = new_game(table.kind, len(table.seats), seed, **table.options)
             await self._steps.start(table, game, seed)
@@ -408,16 +406,8 @@ class GameManager:
             if not table.active:
                 raise refuse("no_such_game", f"There is no game {game_id} in play.",
                              game_id=game_id)
-            await self._move(table, channel_id)
+            await self._steps.move(table, channel_id)
         return table.view()
-
-    async def _move(self, table: Table, channel_id: int) -> None:
-        if channel_id == table.channel_id:
-            return
-        async with self._tables.channel_lock:
-            self._tables.check_channel_free(channel_id)
-            await self.store.games.move_game(table.id, channel_id, now=self.clock.now())
-            self._tables.move(table, channel_id)
 
     # -- what is due -----------------------------------------------------------------------
 
@@ -425,66 +415,15 @@ class GameManager:
         """Do what is due now: cancel idle lobbies; remind, act for, and finally free
         absent players; play a computer's turn nobody is playing. With several processes
         on PostgreSQL, shared with them: what is due in any game, claimed by one each."""
-        for game_id, what in await self._sharing.due(self.clock.now()):
-            table: Table | None = None
-            try:
-                await self._sharing.catch_up(game_id)  # a game another process ran
-                async with self._sharing.locked(game_id) as table:
-                    if what == COMPUTER and not self._computers.thinking(game_id):
-                        log.warning("game %d: a computer turn nobody played in time; "
-                                    "playing it here", game_id)
-                    await self._due.do(table, self.clock.now())
-                    await self._sharing.schedule(game_id)
-            except ManagerError as exc:
-                if exc.code == "no_such_game":
-                    continue  # it ended: its chore goes with it
-                log.exception("chore %s of game %d failed", what, game_id)
-            except StoreUnavailable:
-                # (said once by the store) the others would meet it too: this one and
-                # the rest are done when due again (one process: at once; several: when
-                # this process's claims run out, CHORE_CLAIM)
-                if table is not None:
-                    await self._after(table)
-                return
-            except Exception:
-                log.exception("chore %s of game %d failed", what, game_id)
-            if table is not None:
-                await self._after(table)
-
-    async def _timer_loop(self) -> None:
-        # Real sleeping here: the clock decides what is due, not how often we look.
-        while not self._closing:
-            await asyncio.sleep(self.timer_interval)
-            try:
-                await self.check_timers()
-            except StoreUnavailable:
-                pass  # the database is away for a while (said once, by the store)
-            except Exception:
-                log.exception("could not look at what is due")
+        await self._due.check()
 
     # -- telling -----------------------------------------------------------------------
 
     async def _after(self, table: Table) -> None:
         """After a change, its lock let go: a computer to move gets its player thinking,
         an ended game lets its players go, and the queued events are told."""
-        if not self._closing:
-            self._computers.tidy(table)
+        self._computers.tidy(table)
         await self._outbox.flush(table.id)
-
-    async def unshown_end(self, game_id: int) -> GameOver | None:
-        """How a game ended, as its ``GameOver`` said it, if its final board has not got
-        out (``end_shown``): the process that finished it died before posting it. None
-        for a game whose end was shown, in play, cancelled or unknown."""
-        return await self._final_boards.ending(game_id)
-
-    async def ends_not_shown(self) -> list[int]:
-        """The finished games whose final board has not got out."""
-        return await self._final_boards.owed()
-
-    async def end_shown(self, game_id: int) -> None:
-        """The listener posted the game's final board (``GameOver``): a later restart or
-        take-over need not."""
-        await self._final_boards.shown(game_id)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

@@ -15,9 +15,11 @@ which a restart or another process posts (``FinalBoards``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from .events import Event, GameOver, Listener
 from .restore import Restorer
@@ -32,7 +34,7 @@ class Outbox:
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
         self._queues: dict[int, deque[Event]] = {}
-        self._telling: set[int] = set()  # games whose events are being told now
+        self._telling: dict[int, asyncio.Task[Any] | None] = {}  # game -> the task telling
         # told when a game's queue is empty again (several processes: the promise to
         # announce, written with the change, is kept)
         self._emptied: list[Callable[[int], Awaitable[None]]] = []
@@ -55,11 +57,15 @@ class Outbox:
         return game_id in self._telling or bool(self._queues.get(game_id))
 
     async def flush(self, game_id: int) -> None:
-        """Tell a game's queued events in commit order. A delivery already under way (a
-        listener's call made more) picks the new ones up itself."""
+        """Tell a game's queued events in commit order. A delivery already under way in
+        another task picks the new ones up itself. A listener never changes a table while
+        it is told of one (the calls would go down and come back up): that is a bug, and
+        raises here, in the listener's call."""
         if game_id in self._telling:
+            if self._telling[game_id] is asyncio.current_task():
+                raise RuntimeError(f"a listener changed game {game_id} while being told of it")
             return
-        self._telling.add(game_id)
+        self._telling[game_id] = asyncio.current_task()
         try:
             queue = self._queues.get(game_id)
             told = True
@@ -70,7 +76,7 @@ class Outbox:
                 for hook in self._emptied:
                     await hook(game_id)
         finally:
-            self._telling.discard(game_id)
+            del self._telling[game_id]
 
     async def tell(self, event: Event) -> bool:
         """One event to every listener now; False if one met the database away."""

@@ -15,6 +15,7 @@ from typing import Any
 from ..factory import replay
 from ..game import Game
 from .deadlines import turn_deadline_after
+from .errors import refuse
 from .events import (
     Event,
     GameOver,
@@ -51,6 +52,35 @@ class Steps:
         self._outbox.queue(table.id, event)
 
     # -- lobbies -----------------------------------------------------------------------
+
+    async def open_lobby(self, table: Table) -> Table:
+        """A new lobby (``table``, its id still 0), saved: it gets its id and its idle
+        deadline, and is held from now on. Refuses ``channel_busy`` (checked again by the
+        store: another process may have opened one there)."""
+        async with self._tables.channel_lock:
+            self._tables.check_channel_free(table.channel_id)
+            now = self._clock.now()
+            table.created_at = now
+            table.lobby_deadline = now + self.lobby_idle
+            game_id = await self._store.games.create_lobby(
+                table.kind, table.options, table.guild_id, table.channel_id, table.host_id,
+                table.seats, lobby_deadline=table.lobby_deadline, on_leave=table.on_leave,
+                now=now, turn_timer=table.turn_timer, family_seats=table.family_seats)
+            if game_id is None:
+                raise refuse("channel_busy", "This channel already has a lobby or a game.")
+            table.id = game_id
+            self._tables.put(table)
+            self.tell(table, LobbyChanged(table.view(), "created"))
+        return table
+
+    async def move(self, table: Table, channel_id: int) -> None:
+        """The table goes on in ``channel_id`` (a thread opened for it), saved first."""
+        if channel_id == table.channel_id:
+            return
+        async with self._tables.channel_lock:
+            self._tables.check_channel_free(channel_id)
+            await self._store.games.move_game(table.id, channel_id, now=self._clock.now())
+            self._tables.move(table, channel_id)
 
     async def save_lobby(self, table: Table, reason: str) -> None:
         """The lobby's seats changed: a new idle deadline, saved, then told."""

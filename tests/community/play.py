@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.e2e.conftest import World
-from tests.e2e.people import boards, final_board
+from tests.e2e.people import begin_game, boards, final_board
 from tests.fakediscord import FakeMessage, Person
 
 
@@ -37,7 +37,7 @@ async def seated(world: World, host: Person, *guests: Person, game: str = "kids"
 async def started(world: World, host: Person, *guests: Person, game: str = "kids",
                   **options: object) -> None:
     """``host`` and ``guests`` sit down and ``host`` starts; the first board is out."""
-    await start(world, await seated(world, host, *guests, game=game, **options), host)
+    await begin_game(world.discord, host, *guests, game=game, **options)
 
 
 async def start(world: World, lobby: FakeMessage, host: Person) -> None:

@@ -12,7 +12,7 @@ from PIL import Image
 from render.emoji import CARD_EMOJI, KEYCAPS
 from tests.community.play import add_computer, lobby_of, seat, start, started
 from tests.e2e.conftest import World
-from tests.e2e.people import boards, choose_first, final_board, latest_hand
+from tests.e2e.people import boards, choose_first, final_board, latest_hand, tap_card
 from tests.fakediscord import FakeMessage, Person
 
 CARD_ID = re.compile(r"seq:card:\d+:(?:\d:)?(?P<card>[a-z]+)")
@@ -40,7 +40,7 @@ async def choices_for_a_card(person: Person, hand: FakeMessage, *, buttons: bool
         card = CARD_ID.fullmatch(button["custom_id"])
         if card is None:
             continue
-        reply = await (await person.click(hand, button["custom_id"])).reply()
+        reply = await tap_card(person, hand, button["custom_id"])
         if any(b["custom_id"].startswith("seq:play:") and "@" in b["custom_id"]
                for b in reply.buttons()) or (reply.selects() and not buttons):
             return card["card"], reply

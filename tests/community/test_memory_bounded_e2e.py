@@ -5,21 +5,12 @@ lobby is cancelled."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-
+from engine.manager.store import Store
 from tests.community.play import lobby_of, won_by_resignation
 from tests.e2e.conftest import World
+from tests.waiting import until
 
 GAMES = 50
-
-
-async def until(done: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    """Polled: the last step (dropping a game's entries) follows the last Discord call."""
-    async with asyncio.timeout(timeout):
-        while not done():
-            await asyncio.sleep(0.02)
-    assert done(), what
 
 
 async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
@@ -41,6 +32,9 @@ async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
     await until(lambda: desk.posts.tracked_games() == 0, "nothing kept of the lobby")
     store = world.bot.store
     assert store is not None
-    async with asyncio.timeout(10):  # (the store's row goes just after the memory's)
-        while await store.posted.games_kept():
-            await asyncio.sleep(0.02)
+    # (the store's row goes just after the memory's)
+    await until(lambda: kept_none(store), "no row kept of the lobby")
+
+
+async def kept_none(store: Store) -> bool:
+    return not await store.posted.games_kept()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import time
 
 from PIL import Image
 
@@ -36,9 +35,9 @@ def posted_since(world: World, before: int) -> list[FakeMessage]:
 
 async def timed_game(world: World, host: Person, guest: Person, *, minutes: int,
                      on_timeout: str) -> ManualClock:
-    """A Kids game under a turn timer, on a clock the test moves."""
-    clock = ManualClock(start=time.time())
-    world.bot.manager.clock = clock
+    """A Kids game under a turn timer, on the world's clock the test moves."""
+    clock = world.clock
+    assert clock is not None, "a world made with a clock (the timed_... fixtures)"
     boss = admin(world, "Boss", locale=host.locale)
     await (await boss.slash("sequence settings", turn_timer=minutes,
                             on_timeout=on_timeout)).reply()
@@ -46,7 +45,8 @@ async def timed_game(world: World, host: Person, guest: Person, *, minutes: int,
     return clock
 
 
-async def test_a_turn_timer_shows_reminds_once_and_announces_the_skip(world: World) -> None:
+async def test_a_turn_timer_shows_reminds_once_and_announces_the_skip(timed_world: World) -> None:
+    world = timed_world
     alice, bob = world["Alice"], world["Bob"]
     clock = await timed_game(world, alice, bob, minutes=1, on_timeout="skip")
     manager = world.bot.manager
@@ -75,7 +75,8 @@ async def test_a_turn_timer_shows_reminds_once_and_announces_the_skip(world: Wor
     assert manager.table_for_channel(world.guild.channel_id).turn != table.turn
 
 
-async def test_a_turn_timer_in_norwegian_and_a_computer_moves(norsk: World) -> None:
+async def test_a_turn_timer_in_norwegian_and_a_computer_moves(timed_norsk: World) -> None:
+    norsk = timed_norsk
     kari, ola = norsk["Kari"], norsk["Ola"]
     clock = await timed_game(norsk, kari, ola, minutes=2, on_timeout="computer")
     manager = norsk.bot.manager
@@ -247,11 +248,12 @@ async def test_rematch_does_not_seat_someone_who_left_again(world: World) -> Non
     assert seats[:3] == ["Alice (host)", "Bob", "open"]
 
 
-async def test_missing_too_many_turns_frees_the_seat_with_one_message(world: World) -> None:
+async def test_missing_too_many_turns_frees_the_seat_with_one_message(timed_world: World) -> None:
+    world = timed_world
     alice, bob, carol = world["Alice"], world["Bob"], world["Carol"]
     lobby = await seated(world, alice, bob, carol, level="1")
-    clock = ManualClock(start=time.time())
-    world.bot.manager.clock = clock
+    clock = world.clock
+    assert clock is not None
     boss = admin(world, "Boss")
     await (await boss.slash("sequence settings", turn_timer=1, on_timeout="skip")).reply()
     await world.bot.manager.set_guild_settings(world.guild.id, absences_to_free=1)

@@ -4,6 +4,7 @@ the next lobby, hears how the game ended, and a restart keeps the game in its th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -12,7 +13,14 @@ from pathlib import Path
 from tests.community.play import seated
 from tests.community.test_settings_e2e import admin
 from tests.e2e.conftest import World, running_bot
-from tests.e2e.people import boards, final_board, turn_by_slash_command, turn_from_dm, whose_turn
+from tests.e2e.people import (
+    begin_game,
+    boards,
+    final_board,
+    turn_by_slash_command,
+    turn_from_dm,
+    whose_turn,
+)
 from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Person
 from tests.fakediscord.payloads import MANAGE_GUILD, MEMBER_PERMISSIONS
 
@@ -25,8 +33,7 @@ async def threads_on(world: World, name: str = "Mum", locale: str = "en-US") -> 
 async def started(world: World, host: Person, guest: Person) -> FakeMessage:
     """Host and guest sit down to a Kids game and start (its board goes to the thread, not
     to the channel ``play.start`` watches); the lobby message it started from."""
-    lobby = await seated(world, host, guest, level="1")
-    await (await host.click(lobby, label="Start")).wait_ack()  # (the same word in Norwegian)
+    lobby, _ = await begin_game(world.discord, host, guest, level="1")
     return lobby
 
 
@@ -72,6 +79,26 @@ async def test_a_game_moves_into_a_thread_on_its_lobby_message(world: World) -> 
     await turn_from_dm(mover, first)
     await fake.wait_for(lambda: len(boards(fake, thread)) == 2, 5, "the next board")
     assert boards(fake, channel) == []
+
+
+async def test_a_double_click_on_start_opens_one_thread_and_starts_one_game(
+        world: World) -> None:
+    await threads_on(world)
+    alice, bob = world["Alice"], world["Bob"]
+    fake, channel = world.discord, world.guild.channel_id
+    lobby = await seated(world, alice, bob, level="1")
+    start = next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(":start"))
+    clicks = await asyncio.gather(alice.click(lobby, start), alice.click(lobby, start))
+    thread = await the_thread(world)
+    await fake.wait_for(lambda: boards(fake, thread), 5, "the first board in the thread")
+    assert list(fake.threads) == [thread], "one thread; a second one opened is gone again"
+    assert boards(fake, channel) == [] and len(boards(fake, thread)) == 1
+    said = [m.content for m in fake.visible_messages(channel)]
+    assert not any("thread" in m.lower() for m in said), said
+    refused = await fake.wait_for(lambda: [f for c in clicks for f in c.followups], 5,
+                                  "the second click's answer")
+    assert [(f.ephemeral, f.content) for f in refused] == [
+        (True, "The game has already started.")]
 
 
 async def test_slash_commands_in_the_thread_play_the_game(world: World) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot import SequenceBot
+from engine.manager import Clock, ManualClock
 from runtime.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
 
@@ -23,6 +24,7 @@ class World:
     guild: FakeGuild
     bot: SequenceBot
     people: dict[str, Person]
+    clock: ManualClock | None = None  # the game manager's, when the test moves time
 
     def __getitem__(self, name: str) -> Person:
         return self.people[name]
@@ -31,15 +33,17 @@ class World:
 @contextlib.asynccontextmanager
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       computer_delay: float = 0.0, database_url: str | None = None,
-                      channel_pace: int = 0) -> AsyncIterator[SequenceBot]:
+                      channel_pace: int = 0, clock: Clock | None = None
+                      ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
-    turns them on, so the bot's own channel pace is off unless a test asks for it."""
+    turns them on, so the bot's own channel pace is off unless a test asks for it.
+    ``clock``: the game manager's time (a ``ManualClock`` for turn timers)."""
     settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
                         computer_delay=computer_delay, database_url=database_url,
                         channel_pace=channel_pace)
-    bot = SequenceBot(settings, guild_ready_timeout=0.01)
+    bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:
         ready = asyncio.create_task(bot.wait_until_ready())
@@ -57,13 +61,14 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
 
 
 async def make_world(tmp_path: Path, names: tuple[str, ...], *, locale: str = "en-US",
-                     guild_locale: str = "en-US") -> AsyncIterator[World]:
+                     guild_locale: str = "en-US", channels: tuple[str, ...] = ("general",),
+                     clock: ManualClock | None = None) -> AsyncIterator[World]:
     async with FakeDiscord() as fake:
-        guild = fake.add_guild("Family", locale=guild_locale)
+        guild = fake.add_guild("Family", locale=guild_locale, channels=channels)
         people = {n: fake.add_person(n, guild, locale=locale) for n in names}
         with fake.pointed_at():
-            async with running_bot(fake, guild, tmp_path / "sequence.db") as bot:
-                yield World(fake, guild, bot, people)
+            async with running_bot(fake, guild, tmp_path / "sequence.db", clock=clock) as bot:
+                yield World(fake, guild, bot, people, clock)
                 assert fake.unhandled == [], fake.unhandled
 
 

@@ -36,6 +36,27 @@ def hand_in(messages: list[FakeMessage]) -> FakeMessage | None:
     return None
 
 
+async def begin_game(fake: FakeDiscord, host: Person, *guests: Person, game: str = "kids",
+                     channel: int | None = None, timeout: float = 5.0, **options: object
+                     ) -> tuple[FakeMessage, FakeMessage]:
+    """The one way a test starts a game through Discord: ``host`` opens a lobby
+    (``/sequence new`` with ``options``), each guest presses Join, the host presses Start.
+    Returns the lobby message and the first board (in the channel, or in the thread opened
+    from the lobby message when the server plays each game in a thread of its own)."""
+    lobby = await (await host.slash("sequence new", channel=channel, game=game,
+                                     timeout=timeout, **options)).reply(timeout=timeout)
+    for guest in guests:
+        join = next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(":join"))
+        await (await guest.click(lobby, join, timeout=timeout)).wait_ack(timeout)
+        await fake.wait_for(lambda g=guest: g.name in lobby.text, timeout, f"{guest.name} seated")
+    start = next(b["custom_id"] for b in lobby.buttons() if b["custom_id"].endswith(":start"))
+    await (await host.click(lobby, start, timeout=timeout)).wait_ack(timeout)
+    first = await fake.wait_for(
+        lambda: (boards(fake, lobby.channel_id) or boards(fake, lobby.id))[:1], timeout,
+        "the first board")
+    return lobby, first[0]
+
+
 async def latest_hand(person: Person, after: int = 0, timeout: float = 15.0) -> FakeMessage:
     """The newest hand by DM among DMs past the first ``after`` (waits for it)."""
     return await person.server.wait_for(lambda: hand_in(person.dms()[after:]), timeout,
@@ -57,47 +78,101 @@ NOT_YOUR_TURN = "It's not your turn."
 GAME_OVER = "That game is no longer running."
 
 
+def game_of(board: FakeMessage) -> int | None:
+    """The game a board (or a hand message) belongs to, read from its buttons."""
+    for custom_id in board.custom_ids():
+        found = re.match(r"seq:(?:hand|card|back|play|spaces|roll|rematch:again):(\d+)",
+                         custom_id)
+        if found:
+            return int(found[1])
+    return None
+
+
+def card_ids(message: FakeMessage) -> list[str]:
+    return [c for c in message.custom_ids() if c.startswith("seq:card:")]
+
+
+def shows_choices(message: FakeMessage) -> bool:
+    """Whether a message offers moves (numbered spaces, menus, an exchange)."""
+    return any(c.startswith(("seq:play:", "seq:spaces:")) for c in message.custom_ids())
+
+
+def hand_message(person: Person, game_id: int | None) -> FakeMessage | None:
+    """The newest message in ``person``'s DMs that is a hand of this game (its cards, or one
+    card's choices on it): the one a person plays from."""
+    for message in reversed(person.dms()):
+        if game_of(message) == game_id and (card_ids(message) or shows_choices(message)):
+            return message
+    return None
+
+
+async def tap_card(person: Person, hand: FakeMessage, card_id: str, timeout: float = 5.0
+                   ) -> FakeMessage:
+    """Tap one card of a hand and return what the person reads back: on the hand message
+    kept in the DMs, that message itself (a card tapped before left its choices there:
+    back to the cards first); elsewhere, the answer."""
+    if card_id not in hand.custom_ids():
+        back = next((c for c in hand.custom_ids() if c.startswith("seq:back:")), None)
+        if back is not None:
+            await (await person.click(hand, back, timeout=timeout)).reply(timeout)
+    return await (await person.click(hand, card_id, timeout=timeout)).reply(timeout)
+
+
 async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:
-    """Play a card the way a child would: click cards until one offers a space, take it.
+    """Play a card the way a child would: tap cards until one offers a space, take it.
+
+    On the hand message kept in the DMs, a tap changes that very message: into the card's
+    choices (then the first is taken, and the message becomes the new hand), or into the
+    hand as it is if it was out of date (then the cards are tapped again). On an ephemeral
+    hand ("My hand"), the choices come as an ephemeral answer.
 
     Returns the custom_id of the card played, or None when the bot says it is not their turn
     after all, or that the game is over: a forced pass can follow the board that called them
     (after their last dead card was exchanged), and that pass can end the game in a draw.
     They wait for the next board.
     """
-    refusals = []
-    for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
-        prompt = await (await person.click(hand, card_id)).reply()
-        if not list(prompt.components()):
-            if prompt.content in (NOT_YOUR_TURN, GAME_OVER):
-                return None
-            refusals.append(prompt.content)
-            continue  # refused (e.g. a dead card with no exchange left): try the next card
-        await (await choose_first(person, prompt)).wait_ack()
-        return card_id
+    refusals: list[str] = []
+    for _ in range(3):  # the cards again, if the message turned out to be out of date
+        for card_id in card_ids(hand):
+            prompt = await tap_card(person, hand, card_id)
+            if prompt.id == hand.id and not shows_choices(prompt):
+                break  # it was out of date and shows the hand as it is now
+            if not shows_choices(prompt):
+                if prompt.content in (NOT_YOUR_TURN, GAME_OVER, *OVER):
+                    return None
+                refusals.append(prompt.content)
+                continue  # refused (e.g. a dead card with no exchange left): the next card
+            await (await choose_first(person, prompt)).wait_ack()
+            if prompt.id == hand.id:  # the move made: the message becomes the new hand
+                await person.server.wait_for(lambda: not shows_choices(hand), 5,
+                                             f"{person.name}'s new hand in place")
+            return card_id
+        else:
+            break
     raise ClientRefused(f"{person.name} found no playable card in {hand!r}: {refusals}")
 
 
 # -- ways to take a turn -----------------------------------------------------------------
 
-_dms_before_last_move: dict[int, int] = {}
+OVER = ("**This game is over.**", "**Dette partiet er over.**")
 
 
-async def turn_from_dm(person: Person, board: FakeMessage) -> None:
-    """Play from the hand DM. After each of your moves a new hand comes (you drew, or your
-    hand shrank), so wait for that one rather than read the old one, as a person would."""
-    after = _dms_before_last_move.get(person.id, 0)
+async def turn_from_dm(person: Person, board: FakeMessage, *, reload: bool = True) -> None:
+    """Play from the hand message kept in your DMs, as a family does: the app reloaded
+    first (the tablet slept, it was handed over), so every ephemeral message is gone and
+    only what stays in the DM is there to play from (``reload``: False to keep them)."""
+    if reload:
+        person.reload_app()
+    game_id = game_of(board)
     fake = person.server
-    # A forced pass after your last exchange can end the game in a draw: then no new hand
-    # comes, the final board does.
-    hand = await fake.wait_for(
-        lambda: hand_in(person.dms()[after:]) or final_board(fake, board.channel_id), 15,
-        f"{person.name}'s hand by DM, or the end of the game")
+    # A forced pass after your last exchange can end the game in a draw: then the final
+    # board comes instead of your turn.
+    hand = await fake.wait_for(lambda: hand_message(person, game_id)
+                               or final_board(fake, board.channel_id), 15,
+                               f"{person.name}'s hand by DM, or the end of the game")
     if hand.channel_id == board.channel_id:
         return
-    mark = len(person.dms())
-    if await play_from_hand(person, hand) is not None:
-        _dms_before_last_move[person.id] = mark
+    await play_from_hand(person, hand)
 
 
 async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:
@@ -160,6 +235,32 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
         player = by_id[whose_turn(board)]  # type: ignore[index]
         await turn(player, board)
     raise AssertionError("the game did not end")
+
+
+SEAT_HAND = re.compile(r"seq:(?:card|back):(?P<game>\d+):(?P<seat>\d)(?::|$)")
+
+
+def kept_hand(person: Person, game_id: int, seat: int) -> FakeMessage | None:
+    """The hand message kept in ``person``'s DMs for one seat of one game: the newest DM
+    that stays there (not an ephemeral answer, which the app forgets when it reloads)
+    whose buttons belong to that seat's hand (its cards, or the way back to them from its
+    choice)."""
+    for message in reversed(person.dms()):
+        if message.ephemeral:
+            continue
+        for custom_id in message.custom_ids():
+            found = SEAT_HAND.match(custom_id)
+            if found and int(found["game"]) == game_id and int(found["seat"]) == seat:
+                return message
+    return None
+
+
+def cards_shown(message: FakeMessage | None) -> str | None:
+    """The cards a hand message shows, as its picture's alt text names them (None: it
+    shows no hand now, e.g. the choice after a card was tapped)."""
+    if message is None:
+        return None
+    return next((f.description for f in message.files if f.filename == "hand.png"), None)
 
 
 def assert_no_hand_in_public(fake: FakeDiscord, channel_id: int) -> None:

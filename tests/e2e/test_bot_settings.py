@@ -27,9 +27,15 @@ def test_every_setting_is_read() -> None:
     assert s.computer_delay == 0.0
 
 
+def test_games_are_shuffled_at_random_unless_a_benchmark_fixes_the_seed() -> None:
+    assert Settings.from_env({"DISCORD_TOKEN": "abc"}).game_seed is None
+    assert Settings.from_env({"DISCORD_TOKEN": "abc", "SEQUENCE_SEED": "7"}).game_seed == 7
+
+
 @pytest.mark.parametrize("env", [{}, {"DISCORD_TOKEN": "  "},
                                  {"DISCORD_TOKEN": "a", "DEV_GUILD_ID": "my server"},
-                                 {"DISCORD_TOKEN": "a", "COMPUTER_DELAY": "soon"}])
+                                 {"DISCORD_TOKEN": "a", "COMPUTER_DELAY": "soon"},
+                                 {"DISCORD_TOKEN": "a", "SEQUENCE_SEED": "lucky"}])
 def test_a_missing_or_malformed_setting_says_what_to_do(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
         Settings.from_env(env)

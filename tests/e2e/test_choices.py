@@ -5,7 +5,7 @@ from __future__ import annotations
 import discord
 
 from cogs.table.buttons import PlayButton, PlaySelect
-from cogs.table.messages import choices_view
+from cogs.table.choices import choices_view
 
 
 def view_for(actions: list[str]) -> discord.ui.View:

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from tests.e2e.conftest import World
-from tests.e2e.people import boards, latest_hand, play_from_hand, whose_turn
-from tests.e2e.test_whole_games import join, open_lobby, start
+from tests.e2e.people import begin_game, boards, latest_hand, play_from_hand, whose_turn
 
 
 async def started(world: World) -> None:
-    lobby = await open_lobby(world)
-    await join(world, lobby, "Bob")
-    await start(world, lobby)
+    await begin_game(world.discord, world["Alice"], world["Bob"])
 
 
 async def one_move(world: World) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.manager import Store
 from tests.e2e.conftest import running_bot
-from tests.e2e.people import boards, choose_first, final_board, latest_hand, whose_turn
+from tests.e2e.people import begin_game, boards, choose_first, final_board, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 
 
@@ -19,11 +19,7 @@ async def begun(fake: FakeDiscord, alice: Person, bob: Person
                 ) -> tuple[FakeMessage, Person, FakeMessage]:
     """Alice opens a Kids game, Bob joins, Alice starts: the first board, who is to move,
     and their hand by DM."""
-    lobby = await (await alice.slash("sequence new", game="kids")).reply()
-    await (await bob.click(lobby, label="Join")).wait_ack()
-    await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
-    await (await alice.click(lobby, label="Start")).wait_ack()
-    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 5, "the board"))[-1]
+    _, board = await begin_game(fake, alice, bob)
     mover = alice if whose_turn(board) == alice.id else bob
     return board, mover, await latest_hand(mover)
 
@@ -39,12 +35,13 @@ async def test_old_dm_buttons_work_after_a_restart(tmp_path: Path) -> None:
                 _, mover, hand = await begun(fake, alice, bob)
             # the bot is gone; a new one starts from the same database
             async with running_bot(fake, guild, db):
-                # the new bot reads what the channel and the DMs show, finds nothing missing
-                # (the old one announced everything), and so doubles nothing
+                # the new bot reads what the channel shows (the store says which message
+                # is each hand and what it shows), finds nothing missing (the old one
+                # announced everything), and so doubles nothing
                 hands_before = len(hand_dms(mover))
                 shown_before = len(boards(fake, channel))
-                await fake.wait_for(lambda: sum(r.method == "GET" and r.path.endswith(
-                    "/messages") for r in fake.requests) >= 3, 5, "the bot reading back")
+                await fake.wait_for(lambda: any(r.method == "GET" and r.path.endswith(
+                    f"/{channel}/messages") for r in fake.requests), 5, "the bot reading back")
                 assert len(boards(fake, channel)) == shown_before
                 assert len(hand_dms(mover)) == hands_before
                 before = len(boards(fake, channel))
@@ -69,9 +66,13 @@ async def test_what_a_crash_kept_from_discord_is_shown_after_the_restart(tmp_pat
         with fake.pointed_at():
             async with running_bot(fake, guild, db):
                 board, mover, hand = await begun(fake, alice, bob)
-            # as if the old process died before these reached Discord
+            # as if the old process died before these reached Discord (so it never noted
+            # which message is the hand either)
             board.deleted = True
             hand.deleted = True
+            store = await Store.open(db)
+            await store.database.write(lambda tx: tx.execute("DELETE FROM dm_hands"))
+            await store.close()
             async with running_bot(fake, guild, db):
                 shown = await fake.wait_for(lambda: [b for b in boards(fake, channel)
                                                      if "restarted" in b.content], 5,
@@ -113,7 +114,7 @@ async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_resta
                 assert "Alice" in again.content and again.png_files()
             # shown now: gone from sight (scrolled away, deleted), it is still not posted
             again.deleted = True
-            async with running_bot(fake, guild, db):
-                await fake.wait_for(lambda: fake.identified == 3, 5, "the third start")
-                await asyncio.sleep(1.0)
+            async with running_bot(fake, guild, db) as bot:
+                assert bot.desk is not None
+                await asyncio.wait_for(bot.desk.recovered.wait(), 10)  # all it shows again
                 assert final_board(fake, channel) is None, "never posted twice"

@@ -26,27 +26,41 @@ class Log:
         assert process.stderr is not None
         self.process = process
         self.lines: list[str] = []
+        self._new_line = asyncio.Condition()
         self._reader = asyncio.create_task(self._read(process.stderr))
 
     async def _read(self, stream: asyncio.StreamReader) -> None:
-        async for line in stream:
-            self.lines.append(line.decode().rstrip("\n"))
+        try:
+            async for line in stream:
+                async with self._new_line:
+                    self.lines.append(line.decode().rstrip("\n"))
+                    self._new_line.notify_all()
+        finally:
+            async with self._new_line:
+                self._new_line.notify_all()  # the end of the log: nothing more will come
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
 
     async def wait_for(self, pattern: str, count: int = 1, timeout: float = 15) -> list[str]:
-        """The lines matching ``pattern``, once there are ``count`` of them."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            found = [line for line in self.lines if re.search(pattern, line)]
-            if len(found) >= count:
-                return found
-            if loop.time() > deadline or self._reader.done():
-                raise AssertionError(f"no {count} line(s) matching {pattern!r}:\n{self.text}")
-            await asyncio.sleep(0.05)
+        """The lines matching ``pattern``, once there are ``count`` of them (woken by each
+        new line)."""
+
+        def found() -> list[str]:
+            return [line for line in self.lines if re.search(pattern, line)]
+
+        def enough() -> bool:
+            return len(found()) >= count or self._reader.done()
+
+        try:
+            async with asyncio.timeout(timeout), self._new_line:
+                await self._new_line.wait_for(enough)
+        except TimeoutError:
+            pass
+        if len(found()) < count:
+            raise AssertionError(f"no {count} line(s) matching {pattern!r}:\n{self.text}")
+        return found()
 
     async def stop(self, *, terminate: bool = True) -> int:
         """Its exit status, after a SIGTERM (``terminate``) or once it ends by itself."""

@@ -22,6 +22,7 @@ from engine.manager import Store
 from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import (
+    begin_game,
     boards,
     final_board,
     latest_hand,
@@ -33,6 +34,7 @@ from tests.e2e.people import (
 from tests.e2e.test_restart import begun
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess, error_lines
+from tests.waiting import until
 
 
 def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
@@ -57,15 +59,17 @@ async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str
 
 
 async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
-    """The host opens a Kids game in their server, the guest joins, the host starts."""
-    lobby = await (await host.slash("sequence new", game="kids", timeout=15)).reply(timeout=15)
-    await (await guest.click(lobby, label="Join", timeout=15)).wait_ack(15)
-    await fake.wait_for(lambda: guest.name in lobby.text, 15, f"{guest.name} seated")
-    await (await host.click(lobby, label="Start", timeout=15)).wait_ack(15)
-    board = (await fake.wait_for(lambda: boards(fake, lobby.channel_id), 15, "the board"))[-1]
+    """The host opens a Kids game in their server, the guest joins, the host starts; the
+    first board, once the mover's hand is in their DMs (two processes: more time)."""
+    _, board = await begin_game(fake, host, guest, timeout=15)
     mover = host if whose_turn(board) == host.id else guest
     await latest_hand(mover, timeout=15)
     return board
+
+
+async def nothing_owed(store: Store) -> bool:
+    """No process owes any announcement (every change told: ``deliveries`` is empty)."""
+    return not await store.database.fetchall("SELECT game_id FROM deliveries")
 
 
 def game_of(final: FakeMessage) -> str:
@@ -159,7 +163,10 @@ async def test_a_tidy_server_keeps_one_board_when_both_processes_post_its_boards
             assert guild_clicks(fake, 1, game_id) > 2
             await fake.wait_for(lambda: len(boards(fake, one.channel_id)) == 1, 10,
                                 "one board left in the channel")
-            await asyncio.sleep(0.5)  # nothing late deletes the last one, nor adds one
+            # both processes told everything they owed (their promises kept): nothing
+            # late deletes the last one, nor adds one
+            async with await Store.connect(postgres_url) as watcher:
+                await until(lambda: nothing_owed(watcher), "every announcement told")
             (kept,) = boards(fake, one.channel_id)
             assert kept.id == max(m.id for m in every if any(
                 f.filename == "board.png" for f in m.files))

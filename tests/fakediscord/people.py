@@ -33,6 +33,8 @@ class Person:
         self.guild = guild
         self.locale = locale
         self.permissions = permissions
+        # ephemeral messages the app no longer shows this person (it reloaded since)
+        self._forgotten: set[int] = set()
 
     @property
     def mention(self) -> str:
@@ -122,10 +124,25 @@ class Person:
         """Close the modal without submitting: Discord tells the bot nothing."""
         modal.closed = True
 
+    def reload_app(self) -> None:
+        """The Discord app reloads (the tablet slept, it was handed to someone else, the DM
+        was opened again later): every ephemeral message it showed this person is gone,
+        in DMs and channels alike. What stays is what Discord keeps: the messages in each
+        channel and DM, as they are now. Reading and clicking respect it from now on."""
+        self._forgotten |= {m.id for m in self.server.messages.values()
+                            if m.visible_to == self.id}
+
+    def remembers(self, message: FakeMessage) -> bool:
+        """Whether the app still shows ``message`` to this person (an ephemeral one only
+        until the app reloads)."""
+        return message.id not in self._forgotten
+
     def _component(self, message: FakeMessage, custom_id: str, types: tuple[int, ...]
                    ) -> dict[str, Any]:
         if message.deleted:
             raise ClientRefused("the message was deleted")
+        if not self.remembers(message):
+            raise ClientRefused("the app forgot that ephemeral message when it reloaded")
         if message.visible_to not in (None, self.id):
             raise ClientRefused("that ephemeral message is someone else's")
         for c in message.components():
@@ -135,9 +152,13 @@ class Person:
 
     # ----------------------------------------------------------------- reading
     def dms(self) -> list[FakeMessage]:
-        """The bot's direct messages to this person, oldest first."""
+        """The bot's direct messages to this person, oldest first (ephemeral answers in the
+        DM only until the app reloads: ``reload_app``)."""
         channel_id = self.server.dm_channel_of.get(self.id)
-        return self.server.visible_messages(channel_id, self.id) if channel_id else []
+        if not channel_id:
+            return []
+        return [m for m in self.server.visible_messages(channel_id, self.id)
+                if self.remembers(m)]
 
     async def next_dm(self, after: int = 0, timeout: float = 5.0) -> FakeMessage:
         """Wait for a DM beyond the first ``after`` ones and return it."""
@@ -146,8 +167,10 @@ class Person:
             f"a DM to {self.name}")
 
     def channel_messages(self, channel: int | None = None) -> list[FakeMessage]:
-        """What this person sees in a channel: public messages and their own ephemeral ones."""
-        return self.server.visible_messages(channel or self.guild.channel_id, self.id)
+        """What this person sees in a channel: public messages and their own ephemeral ones
+        (those the app still shows: ``reload_app``)."""
+        return [m for m in self.server.visible_messages(channel or self.guild.channel_id,
+                                                         self.id) if self.remembers(m)]
 
     def ephemerals(self, channel: int | None = None) -> list[FakeMessage]:
         return [m for m in self.channel_messages(channel) if m.visible_to == self.id]

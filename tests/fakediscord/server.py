@@ -239,7 +239,11 @@ class FakeDiscord:
         app.router.add_get(GATEWAY_PATH, self._gateway)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
         app.router.add_get("/attachments/{id}/{name}", self._attachment)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # a request still being answered when the fake closes (a gateway just opened, a
+        # client's keep-alive) is cut after a second, as a server going away cuts it, not
+        # waited for a minute (aiohttp's default), which made closing hang
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                     shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
@@ -747,6 +751,7 @@ class FakeDiscord:
         r("POST", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)/threads",
           self._start_thread)
         r("POST", r"/channels/(?P<channel>\d+)/threads", self._start_thread)
+        r("DELETE", r"/channels/(?P<channel>\d+)", self._delete_thread)
         r("GET", r"/guilds/(?P<guild>\d+)", self._get_guild)
         r("GET", r"/guilds/(?P<guild>\d+)/members/(?P<user>\d+)", self._get_member)
 
@@ -912,14 +917,20 @@ class FakeDiscord:
                            ) -> Any:
         return self._channel(int(m["channel"]))
 
-    async def _post_message(self, request: web.Request, m: re.Match[str], body: RequestBody
-                            ) -> Any:
-        channel_id = int(m["channel"])
-        channel = self._channel(channel_id)
+    def _door_open(self, channel: dict[str, Any]) -> None:
+        """A DM to someone who closed their DMs is refused, a new message or an edit of an
+        old one alike (the fake assumes the stricter of the two; interaction responses,
+        which the person asked for, are not refused)."""
         if channel["type"] == 1:
             recipient = int(channel["recipients"][0]["id"])
             if recipient in self.faults.closed_dms:
                 raise HttpError(403, 50007, "Cannot send messages to this user")
+
+    async def _post_message(self, request: web.Request, m: re.Match[str], body: RequestBody
+                            ) -> Any:
+        channel_id = int(m["channel"])
+        channel = self._channel(channel_id)
+        self._door_open(channel)
         payload = body.json or {}
         nonce = payload.get("nonce")
         if nonce is not None and payload.get("enforce_nonce"):
@@ -947,6 +958,7 @@ class FakeDiscord:
 
     async def _edit_message(self, request: web.Request, m: re.Match[str], body: RequestBody
                             ) -> Any:
+        self._door_open(self._channel(int(m["channel"])))
         message = self._message(int(m["channel"]), int(m["message"]))
         return self.edit_message(message, body.json or {}, body.files).data
 
@@ -955,6 +967,25 @@ class FakeDiscord:
         message = self._message(int(m["channel"]), int(m["message"]))
         message.deleted = True
         return None
+
+    async def _delete_thread(self, request: web.Request, m: re.Match[str], body: RequestBody
+                             ) -> Any:
+        """Only threads are deleted here (a bot deleting a server's channel is nothing this
+        bot does: refused, as missing the Manage Channels permission would be)."""
+        thread_id = int(m["channel"])
+        self._channel(thread_id)
+        if thread_id not in self.threads:
+            raise HttpError(403, 50013, "Missing Permissions")
+        payload = self.channels.pop(thread_id)
+        del self.threads[thread_id]
+        self.channel_messages.pop(thread_id, None)
+        guild_id = self.channel_guild.pop(thread_id)
+        if self._sessions_for(guild_id):
+            self.dispatch("THREAD_DELETE", {"id": str(thread_id), "guild_id": str(guild_id),
+                                            "parent_id": payload.get("parent_id"),
+                                            "type": payload.get("type")})
+        self._changed()
+        return payload
 
     async def _typing(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
         self._channel(int(m["channel"]))

@@ -207,3 +207,25 @@ async def test_with_the_members_intent_every_member_arrives_without_chunking(
     async with running(bot, fake):
         guild = bot.guilds[0]
         assert guild.chunked and {m.name for m in guild.members} >= {"Alice", "Bob"}
+
+
+async def test_a_reloaded_app_forgets_ephemeral_messages_but_keeps_the_rest(
+        fake: FakeDiscord, tiny: TinyBot) -> None:
+    alice, bob = people(fake)
+    await (await alice.slash("dm")).reply()  # "sent" (ephemeral) and a DM with a button
+    dm = await alice.next_dm()
+    secret = await (await alice.slash("secret")).reply()
+    public = await (await alice.slash("buttons")).reply()
+    assert secret in alice.channel_messages() and secret.ephemeral
+    alice.reload_app()
+    assert secret not in alice.channel_messages() and alice.ephemerals() == []
+    assert public in alice.channel_messages() and dm in alice.dms()
+    with pytest.raises(ClientRefused, match="forgot"):
+        await alice.click(secret, "tiny:press:0")
+    await (await alice.click(dm, "tiny:press:0")).wait_ack()  # the DM stays clickable
+    # one person's reload is theirs alone, and what comes after it is shown again
+    again = await (await alice.slash("secret")).reply()
+    assert again in alice.channel_messages()
+    bobs = await (await bob.slash("secret")).reply()
+    alice.reload_app()
+    assert bobs in bob.channel_messages()

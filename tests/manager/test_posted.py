@@ -8,7 +8,7 @@ import asyncio
 
 from engine.manager import Store
 from engine.manager.seats import Seat
-from engine.manager.store import DmDoor, NewestBoard
+from engine.manager.store import DmDoor, DmHand, NewestBoard
 
 from .conftest import OpenStore
 
@@ -174,3 +174,69 @@ async def test_a_game_over_sweeps_the_rows_of_games_that_ended_unforgotten(
     await store.posted.game_over(ending)
     assert await store.posted.games_kept() == 1
     assert await store.posted.newest_board(live) is not None
+
+
+# -- the hand message kept in each DM per seat (issue 25) --------------------------------
+
+async def test_a_seats_hand_message_is_found_with_what_it_shows(store: Store) -> None:
+    game = await a_game(store)
+    assert await store.posted.dm_hand(game, 0) is None
+    await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion,camel"))
+    assert await store.posted.dm_hand(game, 0) == DmHand(game, 0, 42, 4200, 7001,
+                                                         "hand:lion,camel")
+    await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "choice:3"))
+    assert (await store.posted.dm_hand(game, 0)).shows == "choice:3"  # type: ignore[union-attr]
+    assert await store.posted.dm_hands_kept(42) == 1
+
+
+async def test_a_message_tapped_for_another_seat_shows_only_that_seat(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion"))
+    await store.posted.dm_hand_shows(DmHand(game, 1, 42, 4200, 7001, "hand:bear"))
+    assert await store.posted.dm_hand(game, 0) is None
+    assert (await store.posted.dm_hand(game, 1)).message_id == 7001  # type: ignore[union-attr]
+
+
+async def test_the_next_game_takes_over_a_finished_games_hand_message(store: Store) -> None:
+    old, other = await a_game(store, 900), await a_game(store, 901)
+    await store.posted.dm_hand_shows(DmHand(old, 0, 42, 4200, 7002, "hand:lion"))
+    await store.posted.dm_hand_shows(DmHand(old, 1, 42, 4200, 7001, "hand:bear"))
+    await store.posted.dm_hand_shows(DmHand(other, 0, 43, 4300, 7003, "hand:bear"))
+    new = await a_game(store, 902)
+    # while the old game is in play its messages are its own
+    assert await store.posted.claim_dm_hand(42, new, 0) is None
+    await store.games.set_status(old, "finished", now=1)
+    # the oldest message first, so a grown-up's hands keep their order
+    assert await store.posted.claim_dm_hand(42, new, 0) == DmHand(new, 0, 42, 4200, 7001)
+    assert await store.posted.claim_dm_hand(42, new, 0) == DmHand(new, 0, 42, 4200, 7001)
+    assert await store.posted.claim_dm_hand(42, new, 1) == DmHand(new, 1, 42, 4200, 7002)
+    assert await store.posted.claim_dm_hand(42, new, 2) is None  # none left: a new DM
+    assert await store.posted.dm_hand(old, 1) is None
+    assert await store.posted.dm_hands_kept(42) == 2  # as many as held at once
+
+
+async def test_two_games_starting_at_once_never_share_a_hand_message(
+        open_store: OpenStore) -> None:
+    first, second = await open_store(), await open_store()
+    try:
+        old = await a_game(first, 900)
+        for n, message in enumerate((7001, 7002, 7003)):
+            await first.posted.dm_hand_shows(DmHand(old, n, 42, 4200, message, "hand:x"))
+        await first.games.set_status(old, "finished", now=1)
+        one, two = await a_game(first, 901), await a_game(first, 902)
+        claimed = await asyncio.gather(first.posted.claim_dm_hand(42, one, 0),
+                                       second.posted.claim_dm_hand(42, two, 0))
+        ids = [c.message_id for c in claimed if c is not None]
+        assert len(ids) == len(set(ids)) == 2
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_deleted_hand_message_is_forgotten(store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion"))
+    await store.posted.dm_hand_gone(game, 0, 7000)  # another message: kept
+    assert await store.posted.dm_hand(game, 0) is not None
+    await store.posted.dm_hand_gone(game, 0, 7001)
+    assert await store.posted.dm_hand(game, 0) is None

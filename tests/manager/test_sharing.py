@@ -269,15 +269,15 @@ async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
         shown = await until(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
                                  "another process to show the end again")
         assert [(e.game_id, e.table.status) for e in shown] == [(gid, "finished")]
-        final = await live.unshown_end(gid)
+        final = await live.final_boards.ending(gid)
         assert hangs.over is not None and final is not None
         # the end as it was first told: who won, why, and the board
         assert (final.winner, final.draw, final.reason, final.winning_seats) == (
             hangs.over.winner, hangs.over.draw, hangs.over.reason, hangs.over.winning_seats)
         assert final.observation == hangs.over.observation
         assert final.table.seats == hangs.over.table.seats
-        await live.end_shown(gid)  # what the Discord side says once it is posted
-        assert await live.unshown_end(gid) is None, "shown: never again"
+        await live.final_boards.shown(gid)  # what the Discord side says once it is posted
+        assert await live.final_boards.ending(gid) is None, "shown: never again"
         await until(lambda: _none_owed(live_store), "the promise kept by the taker")
     finally:
         await live.close()

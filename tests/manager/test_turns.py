@@ -284,3 +284,37 @@ async def test_drawing_another_copy_of_the_card_just_played_still_refreshes_the_
     assert [e.user_id for e in fresh] == [ANN.user_id]
     assert "lion" in fresh[0].observation["hand"]
     await manager.close()
+
+
+class ChangesWhileTold:
+    """A listener that (wrongly) makes a move from inside the telling of one."""
+
+    def __init__(self, manager: GameManager) -> None:
+        self.manager = manager
+        self.failed: list[BaseException] = []
+
+    async def on_event(self, event: Any) -> None:
+        if isinstance(event, Moved) and event.ply == 0:
+            view = self.manager.get(event.game_id)
+            user = view.seats[view.turn].user_id  # type: ignore[index]
+            assert user is not None
+            legal = self.manager.observation_for(event.game_id, user)["legal"]
+            try:
+                await self.manager.submit(event.game_id, user, legal[0])
+            except RuntimeError as exc:
+                self.failed.append(exc)
+
+
+async def test_a_listener_that_changes_a_game_while_told_of_it_is_stopped_as_a_bug(
+    manager: GameManager, recorder: Recorder
+) -> None:
+    gid = await two_player_game(manager)
+    bad = ChangesWhileTold(manager)
+    manager.add_listener(bad)
+    view = manager.get(gid)
+    user = view.seats[view.turn].user_id  # type: ignore[index]
+    assert user is not None
+    await manager.submit(gid, user, manager.observation_for(gid, user)["legal"][0])
+    assert [str(e) for e in bad.failed] == [f"a listener changed game {gid} while being told of it"]
+    # (its move was committed and is told all the same, in order, after the first)
+    assert [e.ply for e in recorder.of(Moved)] == [0, 1]

@@ -400,3 +400,14 @@ def _matches(kind: str, method: str, path: str, body: Any, fake: RecordingDiscor
 
 def _has_file(payload: dict[str, Any], name: str) -> bool:
     return any(a.get("filename") == name for a in payload.get("attachments") or [])
+
+
+# The tables of the long kill run (``make reliability``, tools/reliability.py).
+LONG_RUN_TABLES = [
+    TableSpec("kids"),
+    TableSpec("kids", people=1, computers=("easy",)),
+    TableSpec("kids", people=2, computers=("easy", "medium"), options=(("teams", True),)),
+    TableSpec("dice"),
+    TableSpec("dice", people=1, computers=("easy",)),
+    TableSpec("dice", people=2, computers=("easy", "easy"), options=(("teams", True),)),
+]

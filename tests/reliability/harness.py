@@ -107,12 +107,14 @@ class RecordingDiscord(FakeDiscord):
 
     # ------------------------------------------------------------------ counting
     def dm_attempts(self, user_id: int) -> int:
-        """How many times the bot tried to post in this user's DM channel (failed or not)."""
+        """How many times the bot tried to post in this user's DM channel, or to edit a
+        message there (the hand message kept in the DMs is edited), failed or not."""
         channel = self.dm_channel_of.get(user_id)
         if channel is None:
             return 0
         path = f"/channels/{channel}/messages"
-        return sum(1 for r in self.requests if r.method == "POST" and r.path == path)
+        return sum(1 for r in self.requests if (r.method == "POST" and r.path == path)
+                   or (r.method == "PATCH" and r.path.startswith(path + "/")))
 
     def statuses(self, pattern: str) -> list[int]:
         rx = re.compile(pattern)

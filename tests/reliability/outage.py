@@ -3,7 +3,7 @@
 ``Outage`` holds the parts (a PostgreSQL server of the test's own, the fake Discord with a
 server on shard 1, two bot processes running shards 0 and 1, Ann and Bob and a computer
 player at one table) and what a person does and sees: a turn played from the DMs (every
-move whose "Played: ..." answer came is noted: acknowledged), a click answered, the
+move whose "Played: ..." came on the hand message is noted: acknowledged), a click answered, the
 database stopped and started again. Everything that happens is put on a ``Timeline`` in
 seconds since the database stopped, which the test prints as its report.
 """
@@ -20,7 +20,19 @@ from pathlib import Path
 
 import asyncpg
 
-from tests.e2e.people import boards, choose_first, final_board, hand_in, whose_turn
+from tests.e2e.people import (
+    GAME_OVER,
+    NOT_YOUR_TURN,
+    OVER,
+    boards,
+    card_ids,
+    choose_first,
+    final_board,
+    hand_message,
+    shows_choices,
+    tap_card,
+    whose_turn,
+)
 from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Interaction, Person
 from tests.waiting import until
 from tools.pg_server import PostgresServer
@@ -78,7 +90,6 @@ class Outage:
     timeline: Timeline = field(default_factory=Timeline)
     acknowledged: list[tuple[int, str]] = field(default_factory=list)  # (ply, action)
     game_id: int = 0
-    _dms_seen: dict[int, int] = field(default_factory=dict)
 
     @property
     def channel(self) -> int:
@@ -135,37 +146,40 @@ class Outage:
         return await self.fake.wait_for(ready, timeout, "a board saying whose turn it is")
 
     async def hand(self, person: Person) -> FakeMessage | None:
-        """The hand the person plays from: the newest hand in their DMs (a move made
-        there turns its prompt into the next hand). None: the game ended instead."""
-        after = self._dms_seen.get(person.id, 0)
+        """The hand message kept in the person's DMs, the one they play from (None: the
+        game ended instead)."""
         found = await self.fake.wait_for(
-            lambda: hand_in(person.dms()[after:]) or final_board(self.fake, self.channel),
+            lambda: hand_message(person, self.game_id) or final_board(self.fake, self.channel),
             30, f"{person.name}'s hand")
         return None if found.channel_id == self.channel else found
 
     async def turn(self, person: Person) -> None:
-        """Play a turn from the DMs, as a child with a parent would: the first card that
-        offers a space, the first space. A move counts as acknowledged when its answer
-        says "Played: ..." (the bot says so only after the move is committed)."""
+        """Play a turn from the hand message in the DMs, as a child with a parent would:
+        the first card that offers a space, the first space. A move counts as
+        acknowledged when the hand message says "Played: ..." over the new hand (the bot
+        says so only after the move is committed)."""
         hand = await self.hand(person)
         if hand is None:
             return
-        for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
-            mark = len(person.dms())  # the prompt comes after: it becomes the next hand
-            prompt = await (await person.click(hand, card, timeout=10)).reply(10)
-            if not list(prompt.components()):
-                if whose_turn_refused(prompt.content):
-                    return  # a forced pass moved on meanwhile
-                continue  # a dead card with no exchange left: the next one
-            chosen = await choose_first(person, prompt, timeout=10)
-            ply, action = move_of(chosen, prompt)
-            said = await self.fake.wait_for(
-                lambda c=chosen, p=prompt: played_or_refused(c, p), 10, "the move's answer")
-            if said.startswith(PLAYED):
-                self.acknowledged.append((ply, action))
-                self._dms_seen[person.id] = mark
-                self.timeline.mark(f"{person.name}'s move acknowledged: ply {ply}, {action}")
-            return
+        for _ in range(3):  # the cards again, if the message turned out to be out of date
+            for card in card_ids(hand):
+                prompt = await tap_card(person, hand, card, timeout=10)
+                if prompt.id == hand.id and not shows_choices(prompt):
+                    break  # it was out of date, and shows the hand as it is now
+                if not shows_choices(prompt):
+                    if prompt.content in (NOT_YOUR_TURN, GAME_OVER, *OVER):
+                        return  # a forced pass moved on meanwhile
+                    continue  # a dead card with no exchange left: the next one
+                chosen = await choose_first(person, prompt, timeout=10)
+                ply, action = move_of(chosen)
+                said = await self.fake.wait_for(
+                    lambda c=chosen, p=prompt: played_or_refused(c, p), 10, "the move's answer")
+                if said.startswith(PLAYED):
+                    self.acknowledged.append((ply, action))
+                    self.timeline.mark(f"{person.name}'s move acknowledged: ply {ply}, {action}")
+                return
+            else:
+                break
         raise AssertionError(f"{person.name} found no playable card")
 
     async def click_for_answer(self, person: Person, message: FakeMessage, what: str,
@@ -194,7 +208,7 @@ class Outage:
         return "\n".join(out)
 
 
-def move_of(chosen: Interaction, prompt: FakeMessage) -> tuple[int, str]:
+def move_of(chosen: Interaction) -> tuple[int, str]:
     """(ply, action) of the move a click chose (a button, or a select's value)."""
     data = chosen.payload["data"]
     parts = str(data["custom_id"]).split(":")
@@ -204,15 +218,11 @@ def move_of(chosen: Interaction, prompt: FakeMessage) -> tuple[int, str]:
 
 
 def played_or_refused(chosen: Interaction, prompt: FakeMessage) -> str | None:
-    if prompt.content.startswith(PLAYED):
+    if prompt.content.startswith(PLAYED) and not shows_choices(prompt):
         return prompt.content
     if chosen.followups:
         return chosen.followups[0].content
     return None
-
-
-def whose_turn_refused(content: str) -> bool:
-    return content in ("It's not your turn.", "That game is no longer running.")
 
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) ")

@@ -30,7 +30,8 @@ from .truth import GameTruth, read_games
 log = logging.getLogger(__name__)
 
 PLAYED = "Played: "
-ROLLED = re.compile(r"rolled \d+ and \d+\.")  # "Alice rolled 3 and 4." (and nothing fits)
+# "Alice rolled 3 and 4." or "Alice rolled 4 + 4 = 8, but ... no move" (nothing fits)
+ROLLED = re.compile(r"rolled \d+ (?:and \d+\.|\+ \d+ = \d+)")
 
 
 @dataclass

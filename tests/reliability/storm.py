@@ -13,9 +13,9 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .conftest import Rig, make_rig
 from .harness import board_count_problems, known_bug, unhandled_records
 from .leaks import find_leaks
+from .rig import Rig, make_rig
 from .truth import expected_boards
 
 ROUTES = {

@@ -14,9 +14,9 @@ import pytest
 from tests.fakediscord import FakeMessage, Interaction, Person
 from tests.fakediscord.payloads import MANAGE_CHANNELS, MANAGE_GUILD, MEMBER_PERMISSIONS
 
-from .conftest import Rig
 from .harness import board_messages
 from .players import newest_with
+from .rig import Rig
 from .truth import GameTruth
 
 

@@ -16,8 +16,8 @@ import pytest
 
 from tests.fakediscord import FakeMessage
 
-from .conftest import Rig
 from .harness import board_messages
+from .rig import Rig
 from .truth import expected_boards
 from .two_chaos import alt_of, read_boards
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.fakediscord import HttpFault
 
-from .conftest import Rig
 from .harness import board_messages
+from .rig import Rig
 
 MESSAGES = r"^/channels/\d+/messages$"
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Rig, make_rig
 from .fuzz import Fuzzer, FuzzReport
 from .harness import known_bug, unhandled_lines, unhandled_records
 from .leaks import find_leaks
 from .players import Player
+from .rig import Rig, make_rig
 
 
 @pytest.fixture

@@ -23,11 +23,12 @@ from cogs.table.messages import seat_names
 from cogs.table.pictures import ALT_TEXT_LIMIT
 from render.alt import alt_text
 from tests.fakediscord import Person
+from tests.waiting import until
 
-from .chaos import KillRun, TableSpec
-from .conftest import Rig
+from .chaos import LONG_RUN_TABLES, KillRun, TableSpec
 from .harness import RECOVERED, BotProcess, RecordingDiscord, board_messages
 from .players import Ledger, Player
+from .rig import Rig
 from .truth import GameTruth, expected_boards, read_games
 
 
@@ -62,14 +63,6 @@ async def test_thirty_kills_across_kids_and_dice_games(tmp_path: Path) -> None:
     assert report.games_finished_ok == report.games_started, report.summary()
 
 
-LONG_RUN_TABLES = [
-    TableSpec("kids"),
-    TableSpec("kids", people=1, computers=("easy",)),
-    TableSpec("kids", people=2, computers=("easy", "medium"), options=(("teams", True),)),
-    TableSpec("dice"),
-    TableSpec("dice", people=1, computers=("easy",)),
-    TableSpec("dice", people=2, computers=("easy", "easy"), options=(("teams", True),)),
-]
 
 
 # ---------------------------------------------------------------------- announcements
@@ -269,11 +262,9 @@ async def test_recovery_racing_a_move_does_not_post_the_same_board_twice(rig: Ri
     fake.before_answer.append(hold_the_next_board)
     g = rig.game_in()
     move = asyncio.create_task(players[g.user_of(g.replayed().current_seat)].take_turn(g))  # type: ignore[index]
-    # (polled: the fake's wait_for looks again only when Discord traffic changes something,
-    # and the commit is in the database while the held board keeps the traffic still)
-    async with asyncio.timeout(5):
-        while len(rig.game_in().actions) != 2:
-            await asyncio.sleep(0.02)
+    # (the commit is in the database while the held board keeps Discord's traffic still,
+    # so this waits on the database, not on the fake's traffic)
+    await until(lambda: len(rig.game_in().actions) == 2, "the move's commit")
     await rig.bot.desk.recovery.recover()  # on_ready of the restarted bot, just now
     assert await move
     await rig.settled()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from tests.fakediscord import FakeDiscord
 
-from .conftest import Rig
 from .harness import BotProcess, RecordingDiscord, unhandled_lines
 from .leaks import find_leaks, secrets_of
 from .players import newest_with
+from .rig import Rig
 from .sqlcheck import unsafe_sql
 from .truth import read_games
 

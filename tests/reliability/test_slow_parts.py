@@ -16,9 +16,9 @@ import cogs.table.pictures
 from engine.manager.store import GameLog
 from engine.manager.store.connection import Connection
 
-from .conftest import Rig, make_rig
 from .harness import board_messages, unhandled_lines
 from .players import Player
+from .rig import Rig, make_rig
 from .truth import GameTruth
 
 SLOW = 3.5  # seconds: longer than Discord's 3 s deadline for a first answer
@@ -78,16 +78,18 @@ async def test_a_slow_database_write_delays_neither_the_ack_nor_another_game(
     a, b = await both_started(rig)
     record = GameLog.record
     stalled = asyncio.Event()  # held until the test lets go, and at least SLOW seconds
+    writing = asyncio.Event()  # A's move reached the stalled disk
 
     async def slow_record(self: GameLog, game_id: int, *args: Any, **kwargs: Any) -> Any:
         if game_id == a.id:
+            writing.set()
             await asyncio.wait_for(stalled.wait(), 30)  # a disk that stalls for this game
         return await record(self, game_id, *args, **kwargs)
 
     monkeypatch.setattr(GameLog, "record", slow_record)
     started = time.monotonic()
     move_a = asyncio.create_task(mover(rig, a).take_turn(rig.games()[a.id]))
-    await asyncio.sleep(0.5)
+    await asyncio.wait_for(writing.wait(), 10)
     assert await mover(rig, b).take_turn(rig.games()[b.id]), "game B moves meanwhile"
     assert len(rig.games()[a.id].actions) == 0, "A's move is not committed yet"
     await asyncio.sleep(max(0.0, SLOW - (time.monotonic() - started)))
@@ -145,5 +147,8 @@ async def test_ending_a_game_while_its_last_move_is_announced_logs_no_error(
     assert reply.ephemeral
     await move
     await rig.fake.wait_for(lambda: rig.games()[a.id].status == "cancelled", 5, "ended")
-    await asyncio.sleep(1.5)  # the queued announcements are delivered
+    # the end is told last, after what the move queued before it
+    await rig.fake.wait_for(lambda: any("The game was ended by" in m.content for m in
+                                        rig.fake.visible_messages(a.channel_id)), 10,
+                            "the end told, after the move's own announcements")
     assert unhandled_lines(rig.log.text) == []

@@ -5,8 +5,8 @@
 - ``store.standings`` (``Standings``): the results of finished games, read only.
 - ``store.layout`` (``Layout``): the Discord layer's layout settings per server.
 - ``store.posted`` (``Posted``): what the Discord layer posted for each table (lobby and
-  newest board messages, the thread a game moved to) and each person's DM door, so any
-  process can edit or tidy any game's messages.
+  newest board messages, the thread a game moved to), each person's DM door and the hand
+  message kept in their DMs per seat, so any process can edit or tidy any game's messages.
 
 Beside them ``store.outages`` (``Outages``): whether the database answers now, and the
 one voice that logs an outage (once when it begins, once when it ends). Every backend
@@ -46,7 +46,7 @@ from .database import (
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
 from .outages import Outages
-from .posted import DmDoor, NewestBoard, Posted
+from .posted import DmDoor, DmHand, NewestBoard, Posted
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
 
 
@@ -163,6 +163,7 @@ __all__ = [
     "POSTGRES_MIGRATIONS",
     "Database",
     "DmDoor",
+    "DmHand",
     "GameLog",
     "GameRecord",
     "GuildSettings",

@@ -1,4 +1,5 @@
-"""What the Discord layer posted for each table, and each person's DM door.
+"""What the Discord layer posted for each table, each person's DM door, and the hand
+message kept in their DMs for each seat they play.
 
 Several bot processes may share one PostgreSQL, and any of them may post a game's next
 board, edit its lobby or DM one of its players (every DM click arrives at shard 0's
@@ -7,6 +8,10 @@ its memory alone: a board it posted has to be tidied away by whichever process p
 next one, a lobby message it posted edited by another, a DM door it found closed left
 alone by the others. Like ``layout``, not the manager's business (it knows nothing of
 messages); kept in the same database so one backup holds everything.
+
+A hand message (``dm_hands``) is one per seat, edited for every change of its hand by
+whichever process hears of it, so its ids are kept here too; it outlives its game, and the
+same person's next game takes it over (``claim_dm_hand``) instead of sending another.
 
 The newest board is settled in one transaction (``board_posted``): the stored newest is
 read under a row lock (``FOR UPDATE`` on PostgreSQL; SQLite's one writer serialises it
@@ -40,6 +45,19 @@ class DmDoor:
     closed_at: float | None = None
 
 
+@dataclass(frozen=True)
+class DmHand:
+    """The message in ``user_id``'s DMs that shows the hand of ``seat`` in ``game_id``, and
+    what it shows now (``shows``: words of the Discord layer's own; '' when not known)."""
+
+    game_id: int
+    seat: int
+    user_id: int
+    dm_channel: int
+    message_id: int
+    shows: str = ""
+
+
 # A row is only ever made for a lobby or game in play: a late write for a game that has
 # ended (another process posting its last board as this one forgets it) keeps nothing.
 # (SQLite reads INSERT ... SELECT ... ON CONFLICT right only when the SELECT has a WHERE.)
@@ -53,6 +71,17 @@ _LOBBY = {
     "postgres": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?"
                 " FOR UPDATE",
     "sqlite": "SELECT lobby_channel, lobby_message FROM table_posts WHERE game_id = ?",
+}
+# A finished game's hand message of this person, the oldest first (so a grown-up's hands
+# keep their order from one game to the next), free for their next game to take over.
+_FREE_HAND = {
+    "postgres": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
+                " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
+                " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1"
+                " FOR UPDATE SKIP LOCKED",
+    "sqlite": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
+              " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
+              " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1",
 }
 _NEWEST = {
     "postgres": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
@@ -73,6 +102,7 @@ class Posted:
         # (upper case: constants for the rest of its life, one of the texts above)
         locks = "postgres" if db.backend == "postgres" else "sqlite"
         self._LOBBY_SQL, self._NEWEST_SQL = _LOBBY[locks], _NEWEST[locks]
+        self._FREE_HAND_SQL = _FREE_HAND[locks]
 
     # -- lobbies -----------------------------------------------------------------------
 
@@ -222,3 +252,69 @@ class Posted:
                 " WHERE user_id = ? AND closed_at IS NOT NULL", (_now(now), user_id))
 
         await self._db.write(work)
+
+    # -- hand messages in DMs ----------------------------------------------------------
+
+    async def dm_hand(self, game_id: int, seat: int) -> DmHand | None:
+        """The message kept for this seat's hand, if there is one."""
+        row = await self._db.fetchone(
+            "SELECT user_id, dm_channel, message_id, shows FROM dm_hands"
+            " WHERE game_id = ? AND seat = ?", (game_id, seat))
+        if row is None:
+            return None
+        return DmHand(game_id, seat, int(row[0]), int(row[1]), int(row[2]), str(row[3]))
+
+    async def dm_hand_shows(self, hand: DmHand, *, now: float | None = None) -> None:
+        """``hand.message_id`` is the seat's hand message and shows ``hand.shows``. A message
+        shows one seat's hand at a time: a row that had this message for another seat (a
+        message tapped and so taken over) is dropped in the same transaction."""
+        async def work(db: Tx) -> None:
+            await db.execute(
+                "DELETE FROM dm_hands WHERE message_id = ? AND NOT (game_id = ? AND seat = ?)",
+                (hand.message_id, hand.game_id, hand.seat))
+            await db.execute(
+                "INSERT INTO dm_hands (game_id, seat, user_id, dm_channel, message_id, shows,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, seat) DO UPDATE"
+                " SET user_id = excluded.user_id, dm_channel = excluded.dm_channel,"
+                " message_id = excluded.message_id, shows = excluded.shows,"
+                " updated_at = excluded.updated_at",
+                (hand.game_id, hand.seat, hand.user_id, hand.dm_channel, hand.message_id,
+                 hand.shows, _now(now)))
+
+        await self._db.write(work)
+
+    async def claim_dm_hand(self, user_id: int, game_id: int, seat: int, *,
+                            now: float | None = None) -> DmHand | None:
+        """For a new game's seat: take over the hand message of one of ``user_id``'s
+        finished games (the oldest), in one transaction, so the new hand is an edit and
+        not another DM. Returns it (showing nothing known yet), the seat's own message if
+        it already has one, or None if the person has no message free."""
+        async def work(db: Tx) -> DmHand | None:
+            own = await db.fetchone(
+                "SELECT user_id, dm_channel, message_id, shows FROM dm_hands"
+                " WHERE game_id = ? AND seat = ?", (game_id, seat))
+            if own is not None:
+                return DmHand(game_id, seat, int(own[0]), int(own[1]), int(own[2]), str(own[3]))
+            free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
+            if free is None:
+                return None
+            await db.execute(
+                "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
+                " WHERE game_id = ? AND seat = ?", (game_id, seat, _now(now), free[0], free[1]))
+            return DmHand(game_id, seat, user_id, int(free[2]), int(free[3]))
+
+        return await self._db.write(work)
+
+    async def dm_hand_gone(self, game_id: int, seat: int, message_id: int) -> None:
+        """The seat's hand message can no longer be edited (deleted): forget it."""
+        async def work(db: Tx) -> None:
+            await db.execute("DELETE FROM dm_hands WHERE game_id = ? AND seat = ?"
+                             " AND message_id = ?", (game_id, seat, message_id))
+
+        await self._db.write(work)
+
+    async def dm_hands_kept(self, user_id: int) -> int:
+        """How many hand messages are kept for a person (bounded: see the module doc)."""
+        row = await self._db.fetchone("SELECT COUNT(*) FROM dm_hands WHERE user_id = ?",
+                                      (user_id,))
+        return 0 if row is None else int(row[0])

@@ -13,23 +13,23 @@ async def test_an_end_is_not_shown_until_the_listener_says_so(
     gid = await two_player_game(manager)
     await manager.resign(gid, BOB.user_id)
     told = recorder.of(GameOver)[-1]
-    assert await manager.ends_not_shown() == [gid]
-    again = await manager.unshown_end(gid)
+    assert await manager.final_boards.owed() == [gid]
+    again = await manager.final_boards.ending(gid)
     assert again is not None
     assert (again.winner, again.draw, again.reason, again.winning_seats,
             again.observation, again.table) == (
         told.winner, told.draw, told.reason, told.winning_seats, told.observation,
         told.table)
-    await manager.end_shown(gid)
-    assert await manager.ends_not_shown() == []
-    assert await manager.unshown_end(gid) is None
+    await manager.final_boards.shown(gid)
+    assert await manager.final_boards.owed() == []
+    assert await manager.final_boards.ending(gid) is None
 
 
 async def test_a_game_ended_without_a_result_has_no_end_to_show(
         manager: GameManager) -> None:
     gid = await two_player_game(manager)
     await manager.end(gid, ANN.user_id)  # stopped by the host: cancelled, no final board
-    assert await manager.ends_not_shown() == []
-    assert await manager.unshown_end(gid) is None
+    assert await manager.final_boards.owed() == []
+    assert await manager.final_boards.ending(gid) is None
     lobby = await manager.create_lobby("kids", {}, ANN, 500, CHANNEL)
-    assert await manager.unshown_end(lobby.game_id) is None, "a lobby has no end"
+    assert await manager.final_boards.ending(lobby.game_id) is None, "a lobby has no end"

@@ -1,0 +1,161 @@
+"""Clicks on the hand message kept in a DM, answered by changing that message (issue 25).
+
+A child plays from the hand in the DMs: tap an animal, tap the number. Families reload the
+app between turns, and Discord forgets ephemeral messages then, so nothing of the hand may
+live in one: the card click turns the hand message itself into that card's choices (the
+small numbered board, the number buttons, a way back to the cards), and the number click
+turns it into the new hand with the move on top. Both are interaction responses (callback
+UPDATE_MESSAGE, or a deferred update and an edit of @original): outside Discord's global
+rate limit, where a DM would count.
+
+A message that cannot be true any more says so instead of acting: a tap on the hand of a
+game that is over (or of an older game in the same DM) turns it into the final board and
+what to do now; a tap that finds the message out of date (a card no longer held, the
+numbers of a turn gone by) turns it into the hand as it is.
+
+``TableClicks`` asks whether a click is one of these (``applies``) and hands it here;
+the bookkeeping of what the message shows belongs to ``DirectMessages``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from typing import Any
+
+import discord
+
+from engine import Refusal
+from engine.manager import GameManager, TableView
+from engine.observation import Observation
+
+from ..i18n import t
+from .buttons import BACK, CARD
+from .dms import DirectMessages
+from .hands import choice_payload, choice_shown, hand_payload, hand_shown, over_payload
+from .posts import SENDING_FAILED
+
+log = logging.getLogger(__name__)
+
+_SEAT_OF = (re.compile(BACK), re.compile(CARD))
+
+
+def seat_on(message: discord.Message | None, game_id: int) -> int | None:
+    """The seat whose hand ``message`` is (read from its own buttons: the way back to the
+    cards, or a card of a hand drawn since family seats), if it says."""
+    if message is None:
+        return None
+    for row in message.components:
+        for item in getattr(row, "children", []):
+            custom_id = getattr(item, "custom_id", None) or ""
+            for pattern in _SEAT_OF:
+                found = pattern.fullmatch(custom_id)
+                if found and int(found["game"]) == game_id and found["seat"] is not None:
+                    return int(found["seat"])
+    return None
+
+
+class HandInPlace:
+    """Answers clicks on a DM hand message by changing the message itself."""
+
+    def __init__(self, bot: discord.Client, manager: GameManager, dms: DirectMessages
+                 ) -> None:
+        self._bot = bot
+        self._manager = manager
+        self._dms = dms
+
+    async def applies(self, interaction: discord.Interaction) -> bool:
+        """A click on a message of the bot's that stays in the clicker's own DMs (a hand
+        message, in one of its states): answered by changing that message. (An ephemeral
+        one, left from before hands changed in place, is answered as before.)"""
+        message = interaction.message
+        return (interaction.guild_id is None and message is not None
+                and not message.flags.ephemeral
+                and await self._dms.is_dm_of(interaction.user.id, interaction.channel_id))
+
+    async def offer(self, interaction: discord.Interaction, table: TableView, seat: int,
+                    obs: Observation, actions: list[str], question: str, lang: str, *,
+                    removing: bool) -> None:
+        """A card tapped: the hand message becomes that card's choices."""
+        payload = await choice_payload(table, obs, seat, actions, question, lang,
+                                       removing=removing)
+        await _update(interaction, payload)
+        await self._noted(interaction, table.game_id, seat,
+                          choice_shown(int(obs["history_length"])))
+
+    async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
+                        lang: str, *, note: str | None = None) -> None:
+        """The hand message becomes the seat's hand as it is now (``note`` over it): the
+        way back from a card's choices, the move just made, or an out-of-date message made
+        true. If the game is over meanwhile, it says so instead."""
+        try:
+            table = self._manager.get(table.game_id)
+            obs = self._manager.seat_observation(table.game_id, seat)
+        except Refusal:
+            await self.game_over(interaction, table.game_id, lang, note=note)
+            return
+        if table.status != "playing":
+            await self.game_over(interaction, table.game_id, lang, note=note)
+            return
+        payload = await hand_payload(self._bot, table, obs, lang, note=note)
+        await _update(interaction, payload)
+        await self._noted(interaction, table.game_id, seat, hand_shown(obs))
+
+    async def played(self, interaction: discord.Interaction, game_id: int, seat: int,
+                     ply: int, played: str, lang: str) -> None:
+        """A number tapped and move ``ply`` made (its announcements told): the hand message
+        becomes the new hand with the move on top. If that edit fails, the hand is
+        delivered as any other change of it is (an edit of the kept message)."""
+        try:
+            table = self._manager.get(game_id)
+        except Refusal:  # the move ended the game
+            await self.game_over(interaction, game_id, lang, note=played)
+            return
+        try:
+            await self.show_hand(interaction, table, seat, lang, note=played)
+        except SENDING_FAILED:
+            log.info("could not show the new hand of game %d in place; editing it instead",
+                     game_id, exc_info=True)
+            self._dms.not_shown_by_click(game_id, seat, ply)
+            with contextlib.suppress(Refusal):  # (unless the game ended meanwhile)
+                await self._dms.deliver_hand(self._manager.get(game_id), seat)
+
+    async def made_true(self, interaction: discord.Interaction, table: TableView, seat: int,
+                        lang: str) -> None:
+        """The tapped message was out of date: it becomes the hand as it is, saying so."""
+        await self.show_hand(interaction, table, seat, lang, note=t("hand.made_true", lang))
+
+    async def game_over(self, interaction: discord.Interaction, game_id: int, lang: str, *,
+                        note: str | None = None) -> None:
+        """The message's game is over (or was never this process's to know): it becomes the
+        final board, how it ended and what to do now, with no buttons left to act on the
+        wrong game. A game the person plays now is named: its hand is another message."""
+        record = await self._manager.load_record(game_id)
+        user = interaction.user.id
+        playing = next((table for table in self._manager.tables()
+                        if table.status == "playing" and table.game_id != game_id
+                        and table.held_seats(user)), None)
+        payload = await over_payload(self._bot, record, lang, note=note, playing=playing)
+        await _update(interaction, payload)
+
+    async def _noted(self, interaction: discord.Interaction, game_id: int, seat: int,
+                     shows: str) -> None:
+        if interaction.message is not None:
+            await self._dms.hand_message_is(game_id, seat, interaction.user.id,
+                                           interaction.message, shows)
+
+
+async def _update(interaction: discord.Interaction, payload: dict[str, Any]) -> None:
+    """Change the clicked message: as the answer to the click (UPDATE_MESSAGE) if it is
+    not answered yet, else by editing the original (after a deferred update)."""
+    fields = dict(payload)
+    picture = fields.pop("file", None)
+    fields["attachments"] = [picture] if picture is not None else []
+    view = fields.get("view")
+    if isinstance(view, discord.ui.View):
+        view.stop()  # its items are dynamic: found by custom_id, not kept per message
+    if not interaction.response.is_done():
+        await interaction.response.edit_message(**fields)
+    else:
+        await interaction.edit_original_response(**fields)
