@@ -34,6 +34,7 @@ from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
 from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, open_store, redacted
+from runtime.budget import GlobalBudget, processes_of
 from runtime.invite import invite_url
 from runtime.link import (
     AnnouncedTree,
@@ -59,6 +60,9 @@ class SequenceBot(commands.Bot):
                  ) -> None:
         """``clock``: the game manager's time (tests move it by hand; default the system's)."""
         options.setdefault("intents", discord.Intents.default())
+        # this process's share of the token's global rate limit, before every REST request
+        self.budget = GlobalBudget(settings.global_limit, settings.api_base)
+        options.setdefault("http_trace", self.budget.trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
@@ -85,6 +89,7 @@ class SequenceBot(commands.Bot):
         self.store = store = await open_store(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
+        await self.budget.follow(processes_of(store))  # how many processes share the token
         seed = self.settings.game_seed  # (benchmarks only: the same games every run)
         self.manager = manager = GameManager(
             store, computer_delay=self.settings.computer_delay, clock=self._clock,
@@ -162,6 +167,7 @@ class SequenceBot(commands.Bot):
             await self.manager.close()
             self.manager = None
         await super().close()
+        await self.budget.close()
         if self.store is not None:
             await self.store.close()
             self.store = None

@@ -40,6 +40,9 @@ class Settings:
     # messages the bot posts in one channel in any 5 s at most (Discord allows about 5);
     # 0: no pace of its own (a test server without Discord's limits)
     channel_pace: int = 5
+    # the token's global rate limit, requests a second (Discord: 50); every process paces
+    # itself to its share of it (runtime/budget.py); 0: no pace of its own
+    global_limit: int = 50
     # Discord's sharding: how many shards the bot has in all, and which of them this process
     # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
     shard_count: int | None = None
@@ -88,6 +91,7 @@ class Settings:
             channel_pace=_count(env, "CHANNEL_PACE", 5),
             game_seed=(_count(env, "SEQUENCE_SEED", 0) if env.get("SEQUENCE_SEED", "").strip()
                        else None),
+            global_limit=_count(env, "DISCORD_GLOBAL_LIMIT", 50),
             **cls.shards_from(env),
         )
 

@@ -21,10 +21,12 @@ def test_every_setting_is_read() -> None:
     s = Settings.from_env({
         "DISCORD_TOKEN": "abc", "DATABASE_PATH": "/tmp/x.db", "DEV_GUILD_ID": "42",
         "LOG_LEVEL": "debug", "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10/",
-        "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/gw", "COMPUTER_DELAY": "0"})
+        "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/gw", "COMPUTER_DELAY": "0",
+        "DISCORD_GLOBAL_LIMIT": "0"})
     assert (s.database_path, s.dev_guild_id, s.log_level) == (Path("/tmp/x.db"), 42, "DEBUG")
     assert s.api_base == "http://127.0.0.1:9/api/v10" and s.gateway_url == "ws://127.0.0.1:9/gw"
-    assert s.computer_delay == 0.0
+    assert s.computer_delay == 0.0 and s.global_limit == 0
+    assert Settings.from_env({"DISCORD_TOKEN": "abc"}).global_limit == 50  # Discord's
 
 
 def test_games_are_shuffled_at_random_unless_a_benchmark_fixes_the_seed() -> None:
@@ -35,7 +37,8 @@ def test_games_are_shuffled_at_random_unless_a_benchmark_fixes_the_seed() -> Non
 @pytest.mark.parametrize("env", [{}, {"DISCORD_TOKEN": "  "},
                                  {"DISCORD_TOKEN": "a", "DEV_GUILD_ID": "my server"},
                                  {"DISCORD_TOKEN": "a", "COMPUTER_DELAY": "soon"},
-                                 {"DISCORD_TOKEN": "a", "SEQUENCE_SEED": "lucky"}])
+                                 {"DISCORD_TOKEN": "a", "SEQUENCE_SEED": "lucky"},
+                                 {"DISCORD_TOKEN": "a", "DISCORD_GLOBAL_LIMIT": "fifty"}])
 def test_a_missing_or_malformed_setting_says_what_to_do(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
         Settings.from_env(env)
