@@ -166,8 +166,8 @@ class SequenceBot(commands.Bot):
         if self.manager is not None:
             await self.manager.close()
             self.manager = None
+        await self.budget.close()  # (requests still waiting for it are cancelled)
         await super().close()
-        await self.budget.close()
         if self.store is not None:
             await self.store.close()
             self.store = None

@@ -16,16 +16,20 @@ client (``Client(http_trace=...)``), whose ``on_request_start`` is awaited befor
 request leaves. Only requests to the REST API base count (not the gateway's websocket,
 not attachments), and of those not the interaction endpoints (``is_exempt``).
 
-Why SHARE is 0.8 and the pace is smooth (a token bucket, ``Pace``) rather than "50 in any
-second": Discord counts a request when it arrives, the pace when it leaves; between the
-two are the network, the request's body being written, a busy event loop. A pace that
-lets a whole second's worth go at once can then land two seconds' worth in one of
-Discord's windows. A smooth pace lands at most ``burst + rate x (1 s + delay)`` in any of
-Discord's seconds. Each process's burst (a tenth of its part, at least one request) comes
-out of its part, so all processes together let at most 40 go in any second of their own
-clocks, whatever their number, and delays up to about a quarter of a second on the way
-still stay under 50. The same margin covers the seconds after a process starts or stops,
-before the others have counted again.
+Why SHARE is 0.8 and the pace is smooth (a token bucket, ``fair_pace.FairPace``) rather
+than "50 in any second": Discord counts a request when it arrives, the pace when it
+leaves; between the two are the network, the request's body being written, a busy event
+loop. A pace that lets a whole second's worth go at once can then land two seconds' worth
+in one of Discord's windows. A smooth pace lands at most ``burst + rate x (1 s + delay)``
+in any of Discord's seconds. Each process's burst (a tenth of its part, at least one
+request) comes out of its part, so all processes together let at most 40 go in any second
+of their own clocks, whatever their number, and delays up to about a quarter of a second
+on the way still stay under 50. The same margin covers the seconds after a process starts
+or stops, before the others have counted again.
+
+When more is asked than the share, requests wait, and fairly: each channel is a flow of
+its own (``flow_of``), so a person's board in a quiet channel goes before the backlog of a
+channel where computers play with no delay (``fair_pace``).
 
 The counts (``BudgetCounts``) are plain attributes, for a metrics exporter to read.
 """
@@ -48,6 +52,8 @@ import aiohttp
 from engine.manager.store import Store
 from engine.manager.store.postgres import PostgresDatabase
 
+from .fair_pace import FairPace
+
 log = logging.getLogger("sequence")
 
 SHARE = 0.8  # of the token's limit, for all processes together (see above)
@@ -60,43 +66,19 @@ FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the 
 _EXEMPT = re.compile(r"^/interactions/\d+/[^/]+/callback$|^/webhooks/\d+/[^/]+(/.*)?$")
 
 
+def flow_of(path: str) -> str:
+    """Whose request it is, for the pace's fairness (``fair_pace``): its channel (or
+    server), else the first part of its path (``users``, ``applications``)."""
+    parts = path.strip("/").split("/")
+    if parts[0] in ("channels", "guilds") and len(parts) > 1:
+        return "/".join(parts[:2])
+    return parts[0]
+
+
 def is_exempt(path: str) -> bool:
     """Whether a REST path (after the API base, e.g. ``/channels/1/messages``) is an
     interaction endpoint, outside the global limit."""
     return _EXEMPT.match(path) is not None
-
-
-class Pace:
-    """A token bucket (in its GCRA form): ``rate`` requests a second on average, at most
-    ``burst`` at once; in any ``w`` seconds at most ``burst + rate x w`` go. Waiters go in
-    the order they came. The clock and the sleep are injectable for tests."""
-
-    def __init__(self, rate: float, burst: int = 1, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self._clock, self._sleep = clock, sleep
-        self._lock = asyncio.Lock()
-        self._due = clock()  # when the next request would be due with no burst left
-        self.rate, self.burst = rate, burst
-        self.set(rate, burst)
-
-    def set(self, rate: float, burst: int) -> None:
-        if rate <= 0 or burst < 1:
-            raise ValueError("a pace needs a rate above 0 and a burst of at least 1")
-        self.rate, self.burst = rate, burst
-        self._every = 1.0 / rate
-        self._slack = (burst - 1) * self._every
-
-    async def take(self) -> float:
-        """Wait for this request's turn; returns how long it waited (0 when it did not)."""
-        async with self._lock:  # (asyncio's lock wakes its waiters in order)
-            now = self._clock()
-            due = max(self._due, now)
-            wait = due - self._slack - now
-            if wait > 0:
-                await self._sleep(wait)
-            self._due = due + self._every
-            return max(wait, 0.0)
 
 
 @dataclass
@@ -126,7 +108,8 @@ class GlobalBudget:
         self.api_base = api_base.rstrip("/")
         self.processes = 1
         self.counts = BudgetCounts()
-        self._pace = Pace(*self._rate_and_burst(), clock=clock, sleep=sleep) if limit else None
+        self._pace = (FairPace(*self._rate_and_burst(), clock=clock, sleep=sleep)
+                      if limit else None)
         self._follower: asyncio.Task[None] | None = None
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._before)
@@ -160,24 +143,30 @@ class GlobalBudget:
             self._pace.set(*self._rate_and_burst())
         return True
 
-    def counted(self, url: str) -> bool | None:
-        """True: this request counts against the global limit; False: an interaction
-        endpoint; None: not a REST request (the gateway, an attachment)."""
+    def path_of(self, url: str) -> str | None:
+        """The REST path of a request's URL (``/channels/1/messages``); None when it is
+        not a REST request (the gateway, an attachment)."""
         if not url.startswith(self.api_base + "/"):
             return None
-        return not is_exempt(url[len(self.api_base):].partition("?")[0])
+        return url[len(self.api_base):].partition("?")[0]
+
+    def counted(self, url: str) -> bool | None:
+        """True: this request counts against the global limit; False: an interaction
+        endpoint; None: not a REST request."""
+        path = self.path_of(url)
+        return None if path is None else not is_exempt(path)
 
     async def _before(self, session: aiohttp.ClientSession, context: SimpleNamespace,
                       params: aiohttp.TraceRequestStartParams) -> None:
-        counted = self.counted(str(params.url))
-        if counted is None:
+        path = self.path_of(str(params.url))
+        if path is None:
             return
-        if not counted:
+        if is_exempt(path):
             self.counts.exempt += 1
             return
         self.counts.paced += 1
         if self._pace is not None:
-            waited = await self._pace.take()
+            waited = await self._pace.take(flow_of(path))
             if waited:
                 self.counts.waited += 1
                 self.counts.wait_seconds += waited
@@ -204,7 +193,7 @@ class GlobalBudget:
                  "token's %d/s)", self.rate, self.processes,
                  "" if self.processes == 1 else "es", self.limit)
         if count is not None:
-            await self.close()
+            await self._stop_following()
             self._follower = asyncio.create_task(self._follow(count, every))
 
     async def _follow(self, count: Callable[[], Awaitable[int]], every: float) -> None:
@@ -224,6 +213,13 @@ class GlobalBudget:
                      "share the token)", self.rate, self.processes)
 
     async def close(self) -> None:
+        """Stop following the count, and cancel the requests still waiting (the process
+        stops: call it before the HTTP session closes)."""
+        await self._stop_following()
+        if self._pace is not None:
+            self._pace.close()
+
+    async def _stop_following(self) -> None:
         follower, self._follower = self._follower, None
         if follower is not None:
             follower.cancel()

@@ -17,57 +17,13 @@ import discord
 import pytest
 
 from engine.manager.store.postgres import PostgresDatabase
-from runtime.budget import BURST, SHARE, GlobalBudget, Pace, is_exempt
+from runtime.budget import BURST, SHARE, GlobalBudget, flow_of, is_exempt
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.conftest import running
 from tests.fakediscord.limits import is_interaction_endpoint
 from tests.waiting import until
 
 BASE = "https://discord.com/api/v10"
-
-
-def most_in_any_window(times: list[float], width: float) -> int:
-    return max((sum(1 for u in times if t <= u < t + width) for t in times), default=0)
-
-
-async def paced_times(pace: Pace, now: list[float], n: int) -> list[float]:
-    """When each of ``n`` requests asked at once was let go, on the pace's own clock."""
-    let_go: list[float] = []
-
-    async def one() -> None:
-        await pace.take()
-        let_go.append(now[0])
-
-    await asyncio.gather(*(one() for _ in range(n)))
-    return let_go
-
-
-async def test_the_pace_lets_at_most_its_burst_plus_its_rate_go_in_any_window() -> None:
-    now = [100.0]
-
-    async def sleep(seconds: float) -> None:
-        now[0] += seconds  # (one waiter sleeps at a time: the pace holds its turn)
-
-    pace = Pace(10.0, 3, clock=lambda: now[0], sleep=sleep)
-    times = await paced_times(pace, now, 60)
-    assert times[:3] == [100.0] * 3, "a burst of 3 goes at once"
-    for width in (0.05, 0.5, 1.0, 2.0, 5.0):
-        assert most_in_any_window(times, width) <= 3 + 10.0 * width + 1e-9, width
-    # and no slower than the rate: 57 after the burst, one every 0.1 s
-    assert times[-1] == pytest.approx(100.0 + 57 * 0.1)
-
-
-async def test_an_idle_pace_does_not_save_up_more_than_its_burst() -> None:
-    now = [100.0]
-
-    async def sleep(seconds: float) -> None:
-        now[0] += seconds
-
-    pace = Pace(10.0, 2, clock=lambda: now[0], sleep=sleep)
-    await paced_times(pace, now, 5)
-    now[0] += 3600  # an hour with nothing to send
-    times = await paced_times(pace, now, 12)
-    assert most_in_any_window(times, 1.0) <= 2 + 10
 
 
 @pytest.mark.parametrize("processes", [1, 2, 3, 4, 7, 16])
@@ -106,6 +62,13 @@ def test_one_process_has_the_whole_share_and_no_limit_means_no_pace() -> None:
 def test_interaction_endpoints_and_what_is_not_rest_are_never_held(
         url: str, counted: bool | None) -> None:
     assert GlobalBudget(50, BASE).counted(url) is counted
+
+
+def test_each_channel_is_a_flow_of_its_own() -> None:
+    assert flow_of("/channels/1/messages") == flow_of("/channels/1/messages/2")
+    assert flow_of("/channels/1/messages") != flow_of("/channels/2/messages")
+    assert flow_of("/guilds/3/members/4") == "guilds/3"
+    assert flow_of("/users/@me/channels") == "users"
 
 
 @pytest.mark.parametrize("path", [
