@@ -121,6 +121,12 @@ class GlobalBudget:
         return self._pace.rate if self._pace is not None else 0.0
 
     @property
+    def most(self) -> str:
+        """At most how many requests this process sends in any second, bursts included
+        (as the log says it: ``10``, ``12.3``)."""
+        return f"{(self.burst + self.rate * self.per) / self.per:.3g}"
+
+    @property
     def burst(self) -> int:
         """How many requests this process may send at once (0: no pace)."""
         return self._pace.burst if self._pace is not None else 0
@@ -189,9 +195,8 @@ class GlobalBudget:
             return
         if count is not None:
             await self._recount(count, quiet=True)
-        log.info("REST budget: %.1f requests/s for this process (%d process%s on the "
-                 "token's %d/s)", self.rate, self.processes,
-                 "" if self.processes == 1 else "es", self.limit)
+        log.info("REST budget: at most %s requests/s from this process, of the token's %d "
+                 "(%s)", self.most, self.limit, self._sharing())
         if count is not None:
             await self._stop_following()
             self._follower = asyncio.create_task(self._follow(count, every))
@@ -209,8 +214,12 @@ class GlobalBudget:
                       exc, self.processes)
             return
         if self.set_processes(counted) and not quiet:
-            log.info("REST budget: now %.1f requests/s for this process (%d processes "
-                     "share the token)", self.rate, self.processes)
+            log.info("REST budget: now at most %s requests/s from this process (%s)",
+                     self.most, self._sharing())
+
+    def _sharing(self) -> str:
+        return ("alone on the token" if self.processes == 1
+                else f"{self.processes} processes share the token")
 
     async def close(self) -> None:
         """Stop following the count, and cancel the requests still waiting (the process

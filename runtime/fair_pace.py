@@ -36,8 +36,10 @@ class FairPace:
         self._virtual = 0.0  # the tag of the request that went last
         self._finish: dict[Hashable, float] = {}  # each flow's virtual finish time
         self._waiting: list[tuple[float, int]] = []  # (tag, arrival) heap
+        # each waiter's wake-up: only the one at the head is woken when the head goes (a
+        # backlog of hundreds must not all wake for every request let go)
+        self._wakes: dict[int, asyncio.Event] = {}
         self._arrivals = itertools.count()
-        self._changed = asyncio.Event()
         self._closed = False
         self.rate, self.burst = rate, burst
         self.set(rate, burst)
@@ -59,7 +61,8 @@ class FairPace:
         is cancelled with them, as any work under way at a stop), and so is any new one,
         rather than going out later on a connection that is closed by then."""
         self._closed = True
-        self._notify()
+        for wake in self._wakes.values():
+            wake.set()
 
     async def take(self, flow: Hashable = None) -> float:
         """Wait for this request's turn; returns how long it waited (0 when it did not)."""
@@ -70,12 +73,14 @@ class FairPace:
         self._finish[flow] = tag + 1.0
         me = (tag, next(self._arrivals))
         heapq.heappush(self._waiting, me)
+        self._wakes[me[1]] = wake = asyncio.Event()
         try:
             while True:
                 if self._closed:
                     raise asyncio.CancelledError("the pace is closed: the process is stopping")
                 if self._waiting[0] != me:
-                    await self._wait_for_change()
+                    wake.clear()  # (no await since the look at the head: nothing is missed)
+                    await wake.wait()
                     continue
                 now = self._clock()
                 free = max(self._due, now) - self._slack  # when the bucket has a token
@@ -85,22 +90,19 @@ class FairPace:
                     self._went(tag)
                     return self._clock() - start
                 await self._sleep(free - now)  # (a smaller tag may come meanwhile)
-        except BaseException:
-            if me in self._waiting:
+        finally:
+            del self._wakes[me[1]]
+            if me in self._waiting:  # given up (cancelled): the next one is the head now
                 self._waiting.remove(me)
                 heapq.heapify(self._waiting)
-            self._notify()
-            raise
+                self._wake_head()
 
     def _went(self, tag: float) -> None:
         self._virtual = max(self._virtual, tag)
         if len(self._finish) > FORGET_AFTER:  # flows whose finish has passed are idle
             self._finish = {f: t for f, t in self._finish.items() if t > self._virtual}
-        self._notify()
+        self._wake_head()
 
-    async def _wait_for_change(self) -> None:
-        await self._changed.wait()
-
-    def _notify(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+    def _wake_head(self) -> None:
+        if self._waiting:
+            self._wakes[self._waiting[0][1]].set()
