@@ -9,7 +9,7 @@ at once (the token's 50 requests a second, interaction endpoints exempt; 5 messa
 - in a tidy server per shard (old boards deleted), ``computer_channels`` channels each
   running games of two computer players with no delay, one after another: a move is a
   board and the deletion of the one before, as fast as each channel's own pace allows
-  (about one board a second), so 10 channels a shard ask about 80 requests a second;
+  (about one board a second), so 6 channels a shard ask about 50 requests a second;
 - in another server per shard, ``people_tables`` pairs of people playing from their hand
   DMs at a person's pace (1 to 3 s before a click), whose moves give the board latency:
   the click that made a move to its board in the channel, on the fake's clock.
@@ -45,8 +45,8 @@ STEP_TIMEOUT = 60.0  # a step of a person (an answer, a board) that takes longer
 
 @dataclass(frozen=True)
 class Load:
-    computer_channels: int = 10  # per shard
-    people_tables: int = 2  # per shard
+    computer_channels: int = 6  # per shard
+    people_tables: int = 1  # per shard
     window_s: float = 15.0  # how long the load is measured, once every game is open
 
 
