@@ -55,6 +55,7 @@ def _figures(phase: Phase) -> dict[str, float]:
         f"budget_{name}_stalls": float(phase.stalls),
         f"budget_{name}_unopened_channels": float(phase.unopened),
         f"budget_{name}_error_lines": float(len(phase.errors)),
+        f"budget_{name}_error_lines_at_stop": float(len(phase.errors_at_stop)),
     }
 
 

@@ -62,7 +62,10 @@ class Phase:
     boards_per_s: float = 0.0
     board_ms: list[float] = field(default_factory=list)  # people's click to their board
     budget_lines: list[str] = field(default_factory=list)  # each process's REST budget
-    errors: list[str] = field(default_factory=list)  # ERROR lines in the processes' logs
+    errors: list[str] = field(default_factory=list)  # ERROR lines in the logs, under load
+    # and while stopping under load (a post cut by the stop: a known race of the stop, not
+    # of the budget; "before" has them too)
+    errors_at_stop: list[str] = field(default_factory=list)
     stalls: int = 0  # steps of the people that never got their answer or board
     unopened: int = 0  # computer channels where no game had begun by the window's end
 
@@ -241,8 +244,15 @@ async def run_phase(fake: FakeDiscord, url: str, workdir: Path, load: Load, *,
         phase.route_429s = fake.limits.route_hits - route_at
     finally:
         await asyncio.gather(*(p.stop(30) for p in processes))
-    phase.errors = [line for p in processes for line in error_lines(p.log())]
+    phase.errors = [line for p in processes for line in error_lines(until_stop(p.log()))]
+    phase.errors_at_stop = [line for p in processes for line in error_lines(p.log())
+                            if line not in phase.errors]
     return phase
+
+
+def until_stop(log_text: str) -> str:
+    """A process's log up to its SIGTERM ("shutting down"): what it did under the load."""
+    return log_text.split(" INFO sequence: shutting down", 1)[0]
 
 
 async def new_database(server_url: str, name: str) -> str:

@@ -23,8 +23,9 @@ async def test_four_processes_on_one_token_get_no_global_429_where_they_got_many
     before, after = await before_and_after(
         postgres_server.url(), tmp_path, Load(computer_channels=6, people_tables=1,
                                               window_s=15.0))
-    assert before.global_429s > 0, "without the budget this load overdraws the token"
-    assert after.global_429s == 0
+    assert before.global_429s > 0, ("without the budget this load overdraws the token",
+                                    before)
+    assert after.global_429s == 0, after
     assert all("4 processes" in line for line in after.budget_lines), after.budget_lines
-    assert after.board_ms, "people kept playing meanwhile"
+    assert after.board_ms, ("people kept playing meanwhile", after)
     assert after.errors == []
