@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from runtime.budget import is_exempt
-from tests.e2e.people import play_until_over, turn_from_dm
-from tests.e2e.test_two_processes import begin
+from tests.e2e.people import begin_game, play_until_over, turn_from_dm
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.proxy import ForwardingProxy
 from tests.reliability.harness import BotProcess, error_lines
@@ -31,7 +30,7 @@ async def test_every_rest_request_of_a_whole_game_goes_through_the_proxy(
         await bot.start()
         try:
             await fake.wait_for(lambda: fake.commands.get(None), 30, "the global command sync")
-            await begin(fake, ann, bob)
+            await begin_game(fake, ann, bob, timeout=15)
             final = await play_until_over(fake, guild.channel_id, [ann, bob], turn_from_dm)
             assert any(c.startswith("seq:rematch:") for c in final.custom_ids())
         finally:
