@@ -6,10 +6,10 @@ that each keep it on their own can together send 200 a second and collect 429s (
 repeated, a temporary ban). So each process paces the requests that count to its share of
 the budget: ``limit x SHARE / live processes``, the live processes being the bot
 processes connected to the shared PostgreSQL database (each says who it is in
-``application_name``: ``engine.manager.store.postgres.live_processes``), looked at again
-every ``FOLLOW_EVERY`` seconds. One process (SQLite, or alone on PostgreSQL) has the whole
-share. No process talks to another: the database they already share tells how many they
-are, which is what ``docs/SCALING.md`` asks of any coordination.
+``application_name``: ``PostgresDatabase.live_processes``), looked at again every
+``FOLLOW_EVERY`` seconds. One process (SQLite, or alone on PostgreSQL) has the whole
+share. No process talks to another (no home-made cluster protocol): the database they
+already share tells how many they are.
 
 discord.py is hooked by its official means: an aiohttp ``TraceConfig`` handed to the
 client (``Client(http_trace=...)``), whose ``on_request_start`` is awaited before every
