@@ -76,6 +76,8 @@ def run() -> dict[str, float]:
                                                 for line in phase.budget_lines[:1]), flush=True)
             for line in phase.errors[:3]:
                 print(f"      {line[:200]}", flush=True)
+            for stall in phase.stalled[:3]:
+                print(f"      stalled: {stall[:200]}", flush=True)
     figures = {**_figures(before), **_figures(after)}
     for key in ("requests_per_s", "boards_per_s", "board_ms_p50", "board_ms_p99"):
         figures[f"budget_{key}_ratio"] = _ratio(figures[f"budget_after_{key}"],

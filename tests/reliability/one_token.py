@@ -67,6 +67,7 @@ class Phase:
     # of the budget; "before" has them too)
     errors_at_stop: list[str] = field(default_factory=list)
     stalls: int = 0  # steps of the people that never got their answer or board
+    stalled: list[str] = field(default_factory=list)  # which, and what they waited for
     unopened: int = 0  # computer channels where no game had begun by the window's end
 
     @property
@@ -233,7 +234,7 @@ async def run_phase(fake: FakeDiscord, url: str, workdir: Path, load: Load, *,
         window = fake.requests[requests_at:]
         elapsed = time.perf_counter() - window_at
         phase.board_ms = board_ms
-        phase.stalls = len(stalls)
+        phase.stalls, phase.stalled = len(stalls), stalls
         phase.unopened = sum(1 for _, c in hosts if not board_messages(fake, c))
         limited = [r for r in window if not r.interaction]
         phase.requests_per_s = sum(1 for r in limited if r.status != 429) / elapsed
