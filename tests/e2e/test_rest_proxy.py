@@ -5,16 +5,22 @@ and Discord (docs/SCALING.md). Here a forwarding proxy on 127.0.0.1 stands in fr
 fake Discord, and a sharded ``python bot.py`` is told only ``DISCORD_API_BASE`` (the
 gateway stays direct, as with a real proxy). A whole game is played; every request the
 fake saw carries the proxy's ``Via`` mark, so none went around it: the login, the command
-sync, the game's messages, DMs and deletions, and the interaction answers too.
+sync, the game's messages, DMs and deletions, and the interaction answers too. The one
+call such a bot never makes, ``GET /gateway/bot`` (it gives its shard count), is made by a
+sharded discord.py client pointed the same way, and goes through the proxy too.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import discord
+
 from runtime.budget import is_exempt
+from runtime.link import point_discord_at
 from tests.e2e.people import begin_game, play_until_over, turn_from_dm
 from tests.fakediscord import FakeDiscord
+from tests.fakediscord.conftest import running
 from tests.fakediscord.proxy import ForwardingProxy
 from tests.reliability.harness import BotProcess, error_lines
 
@@ -46,3 +52,21 @@ async def test_every_rest_request_of_a_whole_game_goes_through_the_proxy(
         # and the bot's budget held back none of the interaction answers the fake saw
         assert {is_exempt(r.path) for r in fake.requests if r.interaction} == {True}
         assert error_lines(bot.log()) == [], bot.log()[-3000:]
+
+
+async def test_a_sharded_client_asking_discord_for_its_gateway_asks_through_the_proxy() -> None:
+    """discord.py asks ``GET /gateway/bot`` when the shard count is left to Discord (the
+    bot always gives ``SHARD_COUNT``, so it never asks). Pointed by ``point_discord_at``,
+    as ``bot.py`` points itself, that call goes through the proxy like every other."""
+    async with FakeDiscord(shards=2) as fake, ForwardingProxy(fake.http_base) as proxy:
+        fake.add_guild("Zero", shard=0)
+        fake.add_guild("One", shard=1)
+        with fake.pointed_at():  # (put back as it was at the end)
+            point_discord_at(proxy.api_base, fake.gateway_url)
+            client = discord.AutoShardedClient(intents=discord.Intents.default(),
+                                               guild_ready_timeout=0.01)
+            async with running(client, fake, timeout=15):
+                await fake.wait_until_connected(15)
+                assert client.shard_count == 2
+        assert any(r.path == "/gateway/bot" for r in fake.requests)
+        assert [r.path for r in fake.requests if r.via != proxy.via] == []
