@@ -121,6 +121,11 @@ class GlobalBudget:
         return self._pace.rate if self._pace is not None else 0.0
 
     @property
+    def waiting(self) -> int:
+        """Requests waiting for their turn now (for a metrics gauge)."""
+        return self._pace.waiting if self._pace is not None else 0
+
+    @property
     def most(self) -> str:
         """At most how many requests this process sends in any second, bursts included
         (as the log says it: ``10``, ``12.3``)."""
