@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import os
-import signal
 import sys
-import time
 from typing import Any
 
 import discord
@@ -35,20 +31,14 @@ from cogs.table.pace import ChannelPace
 from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, open_store, redacted
 from runtime.budget import GlobalBudget, processes_of
+from runtime.commands import AnnouncedTree, sync_commands
 from runtime.invite import invite_url
-from runtime.link import (
-    AnnouncedTree,
-    pace_reconnects,
-    point_discord_at,
-    quiet_voice_warnings,
-    stay_connected,
-)
+from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
 from runtime.settings import Settings, SettingsError
 
 log = logging.getLogger("sequence")
 
-COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
 DRAIN_SECONDS = 5.0  # how long a stop waits for the clicks under way (then cuts them)
 
 
@@ -132,26 +122,8 @@ class SequenceBot(commands.Bot):
         log.info("ready")
 
     async def sync_commands(self) -> None:
-        """Dev server: sync there at once. Otherwise sync globally only when they changed.
-
-        With several processes only the one that runs shard 0 syncs (exactly one does:
-        Discord lets one session hold a shard), so processes starting together never race
-        to sync; the others find the digest it saved."""
-        if not self.settings.runs_shard_zero:
-            return
-        if self.settings.dev_guild_id is not None:
-            guild = discord.Object(self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-            return
-        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
-        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        # kept in the database, so processes sharing one sync once, not each at its start
         assert self.store is not None
-        if await self.store.games.bot_fact(COMMANDS_DIGEST) == digest:
-            return
-        await self.tree.sync()
-        await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
+        await sync_commands(self.tree, self.settings, self.store.games)
 
     async def close(self) -> None:
         # A click that made a move is still posting its board and answering the player:
@@ -202,25 +174,7 @@ async def run(settings: Settings, **options: Any) -> None:
         log.info("running shard%s %s of %d", "" if len(settings.shard_ids or ()) == 1 else "s",
                  ",".join(map(str, settings.shard_ids)) if settings.shard_ids else "all",
                  settings.shard_count)
-    loop = asyncio.get_running_loop()
-    stopping = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stopping.set)
-    runner = asyncio.create_task(stay_connected(bot, settings))
-    waiter = asyncio.create_task(stopping.wait())
-    try:
-        await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiter.cancel()
-        if not bot.is_closed() or bot.store is not None:
-            log.info("shutting down")
-            await bot.close()
-        if runner.done() and not runner.cancelled() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
-        runner.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await runner
+    await serve(bot, settings, lambda: not bot.is_closed() or bot.store is not None)
 
 
 def main() -> int:
