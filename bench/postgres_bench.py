@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import engine
-from engine.manager.chores import Chore
+from engine.manager.deadlines import Chore
 from engine.manager.store import Seat, Store
 from engine.manager.store.postgres import PostgresDatabase
 from engine.manager.store.shared import SharedGames
