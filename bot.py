@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import os
 import signal
 import sys
-import time
 from typing import Any
 
 import discord
@@ -41,13 +38,13 @@ from runtime.link import (
     point_discord_at,
     quiet_voice_warnings,
     stay_connected,
+    sync_commands,
 )
 from runtime.logs import setup_logging
 from runtime.settings import Settings, SettingsError
 
 log = logging.getLogger("sequence")
 
-COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
 DRAIN_SECONDS = 5.0  # how long a stop waits for the clicks under way (then cuts them)
 
 
@@ -79,7 +76,8 @@ class SequenceBot(commands.Bot):
             # discord.py runs setup_hook inside every login: a login tried again after the
             # setup began (Discord went away during the command sync, the one step here
             # that talks to Discord) only syncs again; nothing is opened twice
-            await self.sync_commands()
+            assert self.store is not None
+            await sync_commands(self, self.settings, self.store.games)
             return
         url = self.settings.database_url
         self.store = store = await open_store(url, self.settings.database_path)
@@ -111,7 +109,7 @@ class SequenceBot(commands.Bot):
         await self.tree.set_translator(Translator())
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
-        await self.sync_commands()
+        await sync_commands(self, self.settings, store.games)
 
     async def on_ready(self) -> None:
         """Logged in as whom, in how many servers, the invite link (once), ready."""
@@ -125,28 +123,6 @@ class SequenceBot(commands.Bot):
             self._invited = True
             log.info("invite it to a server: %s", invite_url(self.application_id or user.id))
         log.info("ready")
-
-    async def sync_commands(self) -> None:
-        """Dev server: sync there at once. Otherwise sync globally only when they changed.
-
-        With several processes only the one that runs shard 0 syncs (exactly one does:
-        Discord lets one session hold a shard), so processes starting together never race
-        to sync; the others find the digest it saved."""
-        if not self.settings.runs_shard_zero:
-            return
-        if self.settings.dev_guild_id is not None:
-            guild = discord.Object(self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-            return
-        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
-        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        # kept in the database, so processes sharing one sync once, not each at its start
-        assert self.store is not None
-        if await self.store.games.bot_fact(COMMANDS_DIGEST) == digest:
-            return
-        await self.tree.sync()
-        await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
     async def close(self) -> None:
         # A click that made a move is still posting its board and answering the player:

@@ -4,12 +4,15 @@ discord.py is told where to send REST calls and where the gateway is (a proxy, a
 server: ``DISCORD_API_BASE``, ``DISCORD_GATEWAY_URL``); while Discord cannot be reached the
 bot keeps trying with capped waits (``Backoff``) and says so in one line per try
 (``ReconnectLine`` replaces discord.py's traceback for each reconnect); a token Discord
-refuses ends it at once.
+refuses ends it at once. The slash commands are synced only when they changed, by one
+process (``sync_commands``), and the sync says where in one line (``AnnouncedTree``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 import time
@@ -23,6 +26,8 @@ import discord.http
 import yarl
 from discord import app_commands
 from discord.ext import commands
+
+from engine.manager.store import GameLog
 
 from .settings import Settings
 
@@ -135,6 +140,33 @@ class AnnouncedTree(app_commands.CommandTree):
             log.info("commands synced globally (%s; Discord may take up to an hour to show "
                      "a change everywhere)", count)
         return commands_
+
+
+COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
+
+
+async def sync_commands(bot: commands.Bot, settings: Settings, facts: GameLog) -> None:
+    """Dev server: sync there at once. Otherwise sync globally only when they changed
+    (``facts``: the store's game log, which keeps the digest of the last sync).
+
+    With several processes only the one that runs shard 0 syncs (exactly one does:
+    Discord lets one session hold a shard), so processes starting together never race
+    to sync; the others find the digest it saved."""
+    if not settings.runs_shard_zero:
+        return
+    tree = bot.tree
+    if settings.dev_guild_id is not None:
+        guild = discord.Object(settings.dev_guild_id)
+        tree.copy_global_to(guild=guild)
+        await tree.sync(guild=guild)
+        return
+    payload = [c.to_dict(tree) for c in tree.get_commands()]
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    # kept in the database, so processes sharing one sync once, not each at its start
+    if await facts.bot_fact(COMMANDS_DIGEST) == digest:
+        return
+    await tree.sync()
+    await facts.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
 
 
 async def stay_connected(bot: commands.Bot, settings: Settings) -> None:
