@@ -16,7 +16,7 @@ import pytest
 from engine.manager import GameManager, ManualClock, Moved, Seat, Store
 from engine.manager.store import IntegrityError
 
-from .conftest import ANN, BOB, CHANNEL, GUILD, Recorder, two_player_game
+from .conftest import ANN, CHANNEL, GUILD, Recorder, two_player_game
 
 
 async def test_a_persons_move_carries_where_it_came_from_and_the_others_none(
