@@ -20,6 +20,7 @@ import signal
 import sys
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -42,6 +43,7 @@ from runtime.link import (
 )
 from runtime.logs import setup_logging
 from runtime.settings import Settings, SettingsError
+from runtime.watching import Watching
 
 log = logging.getLogger("sequence")
 
@@ -56,6 +58,10 @@ class SequenceBot(commands.Bot):
                  ) -> None:
         """``clock``: the game manager's time (tests move it by hand; default the system's)."""
         options.setdefault("intents", discord.Intents.default())
+        # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py)
+        self.watching = None if settings.metrics_port is None else Watching(self, settings)
+        if self.watching is not None:  # its REST counts ride on discord.py's http_trace
+            options.setdefault("http_trace", self.watching.trace_into(aiohttp.TraceConfig()))
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
@@ -70,6 +76,11 @@ class SequenceBot(commands.Bot):
         if self.desk is None:
             raise RuntimeError("the bot is not set up yet")
         return self.desk.clicks
+
+    async def login(self, token: str) -> None:
+        if self.watching is not None:  # a supervisor hears from it while it reaches Discord
+            await self.watching.serve()
+        await super().login(token)
 
     async def setup_hook(self) -> None:
         if self.desk is not None:
@@ -87,7 +98,9 @@ class SequenceBot(commands.Bot):
         self.manager = manager = GameManager(
             store, computer_delay=self.settings.computer_delay, clock=self._clock,
             seed_source=None if seed is None else (lambda: seed))
-        self.desk = desk = Desk(self, manager, posted=store.posted,
+        if self.watching is not None:
+            self.watching.attach(manager, store)
+        self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
@@ -125,6 +138,8 @@ class SequenceBot(commands.Bot):
         log.info("ready")
 
     async def close(self) -> None:
+        if self.watching is not None:
+            await self.watching.stop()
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.
