@@ -68,7 +68,8 @@ class Metrics:
                              "and by how they were made.", ["game", "how"], registry=registry)
         self.acks = Histogram("sequence_interaction_ack_seconds", "From an interaction's "
                               "creation at Discord to the bot's answer reaching Discord "
-                              "(Discord allows 3 s).", buckets=ACK_BUCKETS, registry=registry)
+                              "(Discord refuses answers after 3 s; those count too).",
+                              buckets=ACK_BUCKETS, registry=registry)
         self.boards = Histogram("sequence_board_seconds", "From a change's commit (a game's "
                                 "start, a move, its end) to its board in the channel.",
                                 ["game"], buckets=BOARD_BUCKETS, registry=registry)

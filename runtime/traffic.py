@@ -15,7 +15,8 @@ Seen at the end of each request:
   limit, ``global`` for the token's 50 a second, ``shared`` for a resource's limit
   shared with other bots);
 - an interaction's acknowledgement (``POST /interactions/{id}/{token}/callback``): how
-  long after Discord created the interaction the answer got back to it. The time of
+  long after Discord created the interaction the answer got back to it (one Discord
+  refused for coming after its 3 s included). The time of
   creation is in the interaction's id (a snowflake), so nothing is kept per interaction;
   the figure assumes this machine's clock agrees with Discord's (NTP).
 """
@@ -127,7 +128,9 @@ class RestTraffic:
         self.watch.request(route_class(params.method, url.path), status_class(status))
         if status == 429:
             self.watch.rate_limited(scope_of(params.response.headers))
-        elif status < 300:
+        elif status < 500:  # (a 429 or a 5xx is tried again: the answer that stays counts)
+            # a 4xx counts too: an answer later than Discord's 3 s is refused (Unknown
+            # interaction), and is exactly the late answer the figure must show
             interaction = interaction_of(url.path)
             if interaction is not None:
                 self.watch.acknowledged(max(0.0, time.time() - created_at(interaction)))

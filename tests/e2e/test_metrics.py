@@ -144,9 +144,9 @@ async def test_the_counters_move_by_a_whole_kids_games_moves(table: Table) -> No
     # timed from its change's commit
     board_count = ("sequence_board_seconds_count", {"game": "kids"})
     assert after[board_count] - before[board_count] == len(boards(fake, channel))
-    # every interaction the people made was acknowledged, and timed
+    # every interaction the people made was answered, and timed
     callbacks = [r for r in fake.requests[requests_before:]
-                 if r.path.endswith("/callback") and 200 <= r.status < 300]
+                 if r.path.endswith("/callback") and r.status < 500 and r.status != 429]
     acks = after["sequence_interaction_ack_seconds_count"] - before[
         "sequence_interaction_ack_seconds_count"]
     assert acks == len(callbacks) > 0
