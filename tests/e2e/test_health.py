@@ -209,3 +209,28 @@ async def _answer_if_up(url: str) -> tuple[int, str] | None:
         return await healthz(url)
     except OSError:  # not listening yet
         return None
+
+
+async def test_a_sharded_process_shows_each_of_its_shards(tmp_path: Path) -> None:
+    port = free_port()
+    async with FakeDiscord(shards=2) as fake:
+        fake.add_guild("Family", shard=1)
+        bot = BotProcess(fake, tmp_path / "sequence.db", tmp_path / "bot.log", extra_env={
+            "METRICS_PORT": str(port), "SHARD_COUNT": "2"})
+        url = f"http://127.0.0.1:{port}"
+        await bot.start()
+        try:
+            assert await until(lambda: health_is(url, 200), "healthy") == (200, "ok")
+            seen = await scrape(url)
+            assert seen.labels_of("sequence_shard_connected", "shard") == {"0", "1"}
+            assert seen["sequence_shard_connected"] == 2
+
+            async def both_latencies() -> bool:
+                shards = (await scrape(url)).labels_of("sequence_gateway_latency_seconds",
+                                                       "shard")
+                return shards == {"0", "1"}
+
+            await until(both_latencies, "each shard's first heartbeat answered")
+        finally:
+            code = await bot.stop()
+    assert code == 0, bot.log()
