@@ -16,7 +16,7 @@ def test_the_wait_doubles_up_to_the_cap() -> None:
 
 def test_a_quiet_spell_starts_again_from_the_base(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1000.0]
-    monkeypatch.setattr("bot.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("runtime.link.time.monotonic", lambda: now[0])
     delays = Backoff(1.0, 30.0)
     assert [delays.delay() for _ in range(3)] == [1, 2, 4]
     now[0] += 3600  # connected for an hour
