@@ -44,6 +44,9 @@ STATUSES = ("lobby", "playing")
 #: freed after missed turns), "other" for a person's move no transport named
 HOWS = ("dm", "channel", "command", "computer", "timer", "auto", "resign", "other")
 CHORES = ("computer", "reminder", "turn_timer", "lobby_timeout", "look")
+#: the parts of the bot that log (the first part of a logger's name): "sequence" is the
+#: bot's own log (bot.py, runtime/)
+WHERE = ("cogs", "engine", "sequence", "discord", "asyncio")
 ACK_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
 BOARD_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0)
 DB_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -107,6 +110,8 @@ class Metrics:
             self.transactions.labels(op)
             for kind in ("constraint", "other"):
                 self.db_errors.labels(op, kind)
+        for where in WHERE:
+            self.errors.labels(where)
 
     # -- the game manager's listener ---------------------------------------------------
 
