@@ -3,6 +3,7 @@ and its tally of chores claimed (a lobby left idle is cancelled by a chore)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from prometheus_client import generate_latest
@@ -36,3 +37,22 @@ async def test_open_tables_and_chores_claimed_are_read_from_the_manager(tmp_path
             assert seen["sequence_tables_taken_over_total"] == 0
         finally:
             await manager.close()
+
+
+def test_only_errors_logged_with_a_traceback_count_as_bugs() -> None:
+    metrics = Metrics()
+    handler = metrics.counting_errors()
+    log = logging.getLogger("cogs.table.clicks")
+    log.addHandler(handler)
+    try:
+        try:
+            raise RuntimeError("a bug")
+        except RuntimeError:
+            log.exception("move button failed")  # a bug: a traceback
+        log.error("database unreachable: connection refused; retrying")  # a fault: one line
+        log.warning("could not say %r to user %d", "already_played", 1)
+    finally:
+        log.removeHandler(handler)
+    seen = Scrape(generate_latest(metrics.registry).decode())
+    assert seen["sequence_unhandled_errors_total", {"where": "cogs"}] == 1
+    assert seen["sequence_unhandled_errors_total"] == 1
