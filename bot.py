@@ -36,6 +36,7 @@ from runtime.invite import invite_url
 from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
 from runtime.settings import Settings, SettingsError
+from runtime.watching import Watching
 
 log = logging.getLogger("sequence")
 
@@ -52,7 +53,13 @@ class SequenceBot(commands.Bot):
         options.setdefault("intents", discord.Intents.default())
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
-        options.setdefault("http_trace", self.budget.trace)
+        # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py): its REST
+        # counts ride on the same http_trace, after the budget's pacing
+        self.watching = None if settings.metrics_port is None else Watching(self, settings)
+        trace = self.budget.trace
+        if self.watching is not None:
+            self.watching.trace_into(trace)
+        options.setdefault("http_trace", trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
@@ -60,6 +67,11 @@ class SequenceBot(commands.Bot):
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
+
+    async def login(self, token: str) -> None:
+        if self.watching is not None:  # a supervisor hears from it while it reaches Discord
+            await self.watching.serve()
+        await super().login(token)
 
     @property
     def clicks(self) -> Clicks:
@@ -73,7 +85,8 @@ class SequenceBot(commands.Bot):
             # discord.py runs setup_hook inside every login: a login tried again after the
             # setup began (Discord went away during the command sync, the one step here
             # that talks to Discord) only syncs again; nothing is opened twice
-            await self.sync_commands()
+            assert self.store is not None
+            await sync_commands(self.tree, self.settings, self.store.games)
             return
         url = self.settings.database_url
         self.store = store = await open_store(url, self.settings.database_path)
@@ -84,7 +97,9 @@ class SequenceBot(commands.Bot):
         self.manager = manager = GameManager(
             store, computer_delay=self.settings.computer_delay, clock=self._clock,
             seed_source=None if seed is None else (lambda: seed))
-        self.desk = desk = Desk(self, manager, posted=store.posted,
+        if self.watching is not None:
+            self.watching.attach(manager, store)
+        self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
@@ -106,7 +121,7 @@ class SequenceBot(commands.Bot):
         await self.tree.set_translator(Translator())
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
-        await self.sync_commands()
+        await sync_commands(self.tree, self.settings, store.games)
 
     async def on_ready(self) -> None:
         """Logged in as whom, in how many servers, the invite link (once), ready."""
@@ -121,11 +136,9 @@ class SequenceBot(commands.Bot):
             log.info("invite it to a server: %s", invite_url(self.application_id or user.id))
         log.info("ready")
 
-    async def sync_commands(self) -> None:
-        assert self.store is not None
-        await sync_commands(self.tree, self.settings, self.store.games)
-
     async def close(self) -> None:
+        if self.watching is not None:
+            await self.watching.stop()
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.

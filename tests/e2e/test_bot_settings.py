@@ -89,3 +89,29 @@ def test_a_shard_count_alone_runs_every_shard_here() -> None:
 def test_a_malformed_shard_setting_says_what_is_wrong(shards: dict[str, str], why: str) -> None:
     with pytest.raises(SettingsError, match=why):
         Settings.from_env({"DISCORD_TOKEN": "abc", **shards})
+
+
+def test_metrics_and_health_are_off_unless_a_port_is_set() -> None:
+    from bot import SequenceBot
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc"})
+    assert s.metrics_port is None and SequenceBot(s).watching is None
+
+
+def test_metrics_listen_on_this_machine_unless_told_otherwise() -> None:
+    from bot import SequenceBot
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": "9464"})
+    assert (s.metrics_host, s.metrics_port) == ("127.0.0.1", 9464)
+    bot = SequenceBot(s)
+    assert bot.watching is not None and bot.watching.url == "http://127.0.0.1:9464"
+    assert bot.http.http_trace is not None, "the REST metrics ride on discord.py's trace"
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": "9464",
+                           "METRICS_HOST": "0.0.0.0"})
+    assert s.metrics_host == "0.0.0.0"
+
+
+@pytest.mark.parametrize("port", ["metrics", "-1", "65536", "9464.5"])
+def test_a_malformed_metrics_port_says_what_is_wrong(port: str) -> None:
+    with pytest.raises(SettingsError, match="METRICS_PORT must be a port number"):
+        Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": port})

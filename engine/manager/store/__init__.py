@@ -9,8 +9,9 @@
   message kept in their DMs per seat, so any process can edit or tidy any game's messages.
 
 ``Store`` itself only opens (migrations, refusing a newer database), closes and reports
-on the database; each owner's methods live with the owner, written once against
-``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
+on the database (``ping``: does it answer now; ``watch``: time every transaction for the
+bot's metrics, ``watched.py``); each owner's methods live with the owner, written once
+against ``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
 default: one file, WAL, one connection whose write lock and group commit all the owners
 share) and ``postgres.PostgresDatabase`` (asyncpg, a pool; each write its own transaction).
 ``open_store`` picks one from the settings: a ``DATABASE_URL`` wins over the SQLite path.
@@ -34,6 +35,7 @@ from .database import (
     IntegrityError,
     SchemaTooNew,
     StoreError,
+    Tx,
     migration_files,
     redacted,
 )
@@ -41,6 +43,7 @@ from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
 from .posted import DmDoor, DmHand, NewestBoard, Posted
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
+from .watched import TransactionWatch, Watched
 
 
 class Store:
@@ -51,10 +54,12 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.games = GameLog(db)
-        self.standings = Standings(db)
-        self.layout = Layout(db)
-        self.posted = Posted(db)
+        # the owners' transactions go through it, to be timed once ``watch`` is called
+        self._watched = watched = Watched(db)
+        self.games = GameLog(watched)
+        self.standings = Standings(watched)
+        self.layout = Layout(watched)
+        self.posted = Posted(watched)
 
     @classmethod
     async def open(
@@ -99,6 +104,18 @@ class Store:
         that copy or inspect whole tables, and tests."""
         return self._db
 
+    def watch(self, watch: TransactionWatch | None) -> None:
+        """Tell ``watch`` of every transaction of the owners from now on: how long it
+        took and whether it failed (the bot's metrics). None: stop telling."""
+        self._watched.watch = watch
+
+    async def ping(self) -> None:
+        """Ask the database whether it answers now: ``SELECT 1`` in a write transaction,
+        so an answer means a change could be saved (SQLite: the file's write lock was
+        taken, which another program holding it refuses after the busy timeout). Raises
+        what the driver raised when it does not; bound it with a timeout of your own."""
+        await self._db.write(_select_one)
+
     @property
     def path(self) -> Path:
         """The SQLite file (a PostgreSQL store has none)."""
@@ -132,6 +149,10 @@ class Store:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _select_one(tx: Tx) -> None:
+    await tx.fetchone("SELECT 1")
 
 
 async def open_store(database_url: str | None, database_path: str | os.PathLike[str]) -> Store:
@@ -168,6 +189,7 @@ __all__ = [
     "Store",
     "StoreError",
     "TableManners",
+    "TransactionWatch",
     "migration_files",
     "open_store",
     "redacted",
