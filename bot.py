@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import os
-import signal
 import sys
-import time
 from typing import Any
 
 import discord
@@ -34,21 +30,17 @@ from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
 from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, redacted
+from runtime.budget import GlobalBudget, processes_of
+from runtime.commands import AnnouncedTree, sync_commands
 from runtime.database import open_when_reachable
 from runtime.invite import invite_url
-from runtime.link import (
-    AnnouncedTree,
-    pace_reconnects,
-    point_discord_at,
-    quiet_voice_warnings,
-    stay_connected,
-)
+from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
 from runtime.settings import Settings, SettingsError
+from runtime.watching import Watching
 
 log = logging.getLogger("sequence")
 
-COMMANDS_DIGEST = "commands_digest"  # the bot fact: what the last global sync sent
 DRAIN_SECONDS = 5.0  # how long a stop waits for the clicks under way (then cuts them)
 
 
@@ -60,6 +52,15 @@ class SequenceBot(commands.Bot):
                  ) -> None:
         """``clock``: the game manager's time (tests move it by hand; default the system's)."""
         options.setdefault("intents", discord.Intents.default())
+        # this process's share of the token's global rate limit, before every REST request
+        self.budget = GlobalBudget(settings.global_limit, settings.api_base)
+        # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py): its REST
+        # counts ride on the same http_trace, after the budget's pacing
+        self.watching = None if settings.metrics_port is None else Watching(self, settings)
+        trace = self.budget.trace
+        if self.watching is not None:
+            self.watching.trace_into(trace)
+        options.setdefault("http_trace", trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
@@ -67,6 +68,11 @@ class SequenceBot(commands.Bot):
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
         self._invited = False  # the invite link is logged at the first ready only
+
+    async def login(self, token: str) -> None:
+        if self.watching is not None:  # a supervisor hears from it while it reaches Discord
+            await self.watching.serve()
+        await super().login(token)
 
     @property
     def clicks(self) -> Clicks:
@@ -80,17 +86,21 @@ class SequenceBot(commands.Bot):
             # discord.py runs setup_hook inside every login: a login tried again after the
             # setup began (Discord went away during the command sync, the one step here
             # that talks to Discord) only syncs again; nothing is opened twice
-            await self.sync_commands()
+            assert self.store is not None
+            await sync_commands(self.tree, self.settings, self.store.games)
             return
         url = self.settings.database_url
         self.store = store = await open_when_reachable(url, self.settings.database_path)
         log.info("database opened: %s (schema version %d)",
                  redacted(url) if url else self.settings.database_path, store.schema_version)
+        await self.budget.follow(processes_of(store))  # how many processes share the token
         seed = self.settings.game_seed  # (benchmarks only: the same games every run)
         self.manager = manager = GameManager(
             store, computer_delay=self.settings.computer_delay, clock=self._clock,
             seed_source=None if seed is None else (lambda: seed))
-        self.desk = desk = Desk(self, manager, posted=store.posted,
+        if self.watching is not None:
+            self.watching.attach(manager, store)
+        self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
@@ -112,7 +122,7 @@ class SequenceBot(commands.Bot):
         await self.tree.set_translator(Translator())
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
-        await self.sync_commands()
+        await sync_commands(self.tree, self.settings, store.games)
 
     async def on_ready(self) -> None:
         """Logged in as whom, in how many servers, the invite link (once), ready."""
@@ -127,29 +137,9 @@ class SequenceBot(commands.Bot):
             log.info("invite it to a server: %s", invite_url(self.application_id or user.id))
         log.info("ready")
 
-    async def sync_commands(self) -> None:
-        """Dev server: sync there at once. Otherwise sync globally only when they changed.
-
-        With several processes only the one that runs shard 0 syncs (exactly one does:
-        Discord lets one session hold a shard), so processes starting together never race
-        to sync; the others find the digest it saved."""
-        if not self.settings.runs_shard_zero:
-            return
-        if self.settings.dev_guild_id is not None:
-            guild = discord.Object(self.settings.dev_guild_id)
-            self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-            return
-        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
-        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-        # kept in the database, so processes sharing one sync once, not each at its start
-        assert self.store is not None
-        if await self.store.games.bot_fact(COMMANDS_DIGEST) == digest:
-            return
-        await self.tree.sync()
-        await self.store.games.save_bot_fact(COMMANDS_DIGEST, digest, now=time.time())
-
     async def close(self) -> None:
+        if self.watching is not None:
+            await self.watching.stop()
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.
@@ -162,6 +152,7 @@ class SequenceBot(commands.Bot):
         if self.manager is not None:
             await self.manager.close()
             self.manager = None
+        await self.budget.close()  # (requests still waiting for it are cancelled)
         await super().close()
         if self.store is not None:
             await self.store.close()
@@ -197,25 +188,7 @@ async def run(settings: Settings, **options: Any) -> None:
         log.info("running shard%s %s of %d", "" if len(settings.shard_ids or ()) == 1 else "s",
                  ",".join(map(str, settings.shard_ids)) if settings.shard_ids else "all",
                  settings.shard_count)
-    loop = asyncio.get_running_loop()
-    stopping = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stopping.set)
-    runner = asyncio.create_task(stay_connected(bot, settings))
-    waiter = asyncio.create_task(stopping.wait())
-    try:
-        await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiter.cancel()
-        if not bot.is_closed() or bot.store is not None:
-            log.info("shutting down")
-            await bot.close()
-        if runner.done() and not runner.cancelled() and runner.exception() is not None:
-            raise runner.exception()  # type: ignore[misc]
-        runner.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await runner
+    await serve(bot, settings, lambda: not bot.is_closed() or bot.store is not None)
 
 
 def main() -> int:

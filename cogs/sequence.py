@@ -37,6 +37,7 @@ from .table.replies import (
     refusals,
     reply,
 )
+from .table.watch import via
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,8 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                 raise refusal("need_space" if card else "malformed")
             lang = speaker_lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.manager.submit(table.game_id, interaction.user.id, action)
+            await self.manager.submit(table.game_id, interaction.user.id, action,
+                                      via=via(interaction))
             await reply(interaction, t("prompt.played", lang,
                                                    move=describe(action, lang)))
 

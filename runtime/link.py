@@ -10,9 +10,12 @@ refuses ends it at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -21,9 +24,9 @@ import discord.client
 import discord.gateway
 import discord.http
 import yarl
-from discord import app_commands
 from discord.ext import commands
 
+from .commands import AnnouncedTree
 from .settings import Settings
 
 log = logging.getLogger("sequence")
@@ -71,13 +74,16 @@ class Backoff:
     back within a minute of Discord). No jitter: one bot, and the log says the wait. After a
     quiet spell longer than two caps the next failure starts again from ``base``."""
 
-    def __init__(self, base: float = 1.0, cap: float = 30.0) -> None:
+    def __init__(self, base: float = 1.0, cap: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock``: seconds that only go forward (tests move it by hand)."""
         self.base, self.cap = base, cap
+        self._clock = clock
         self._next = base
         self._last = float("-inf")
 
     def delay(self) -> float:
-        now = time.monotonic()
+        now = self._clock()
         if now - self._last > 2 * self.cap + self._next:
             self._next = self.base
         self._last = now
@@ -119,24 +125,6 @@ def pace_reconnects(settings: Settings) -> None:
     client_log.addFilter(ReconnectLine(settings.gateway_url))
 
 
-class AnnouncedTree(app_commands.CommandTree):
-    """The command tree that says where the commands were synced (a start-up line)."""
-
-    synced = False
-
-    async def sync(self, *, guild: discord.abc.Snowflake | None = None
-                   ) -> list[app_commands.AppCommand]:
-        commands_ = await super().sync(guild=guild)
-        self.synced = True
-        count = f"{len(commands_)} command{'' if len(commands_) == 1 else 's'}"
-        if guild is not None:
-            log.info("commands synced to the dev server %d (%s)", guild.id, count)
-        else:
-            log.info("commands synced globally (%s; Discord may take up to an hour to show "
-                     "a change everywhere)", count)
-        return commands_
-
-
 async def stay_connected(bot: commands.Bot, settings: Settings) -> None:
     """Log in (trying again while Discord cannot be reached), then hold the gateway.
 
@@ -161,3 +149,27 @@ async def stay_connected(bot: commands.Bot, settings: Settings) -> None:
     elif isinstance(tree, AnnouncedTree) and not tree.synced:
         log.info("commands unchanged since the last sync, not synced again")
     await bot.connect(reconnect=True)
+
+
+async def serve(bot: commands.Bot, settings: Settings, still_open: Callable[[], bool]) -> None:
+    """Hold the bot on Discord until SIGINT/SIGTERM (or the connection fails for good), then
+    close it cleanly (``still_open``: whether anything is left to close)."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stopping.set)
+    runner = asyncio.create_task(stay_connected(bot, settings))
+    waiter = asyncio.create_task(stopping.wait())
+    try:
+        await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if still_open():
+            log.info("shutting down")
+            await bot.close()
+        if runner.done() and not runner.cancelled() and runner.exception() is not None:
+            raise runner.exception()  # type: ignore[misc]
+        runner.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await runner

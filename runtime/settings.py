@@ -17,6 +17,7 @@ from engine.manager.store import redacted
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
+DEFAULT_METRICS_HOST = "127.0.0.1"  # metrics and health are for this machine unless told
 
 
 class SettingsError(ValueError):
@@ -40,6 +41,9 @@ class Settings:
     # messages the bot posts in one channel in any 5 s at most (Discord allows about 5);
     # 0: no pace of its own (a test server without Discord's limits)
     channel_pace: int = 5
+    # the token's global rate limit, requests a second (Discord: 50); every process paces
+    # itself to its share of it (runtime/budget.py); 0: no pace of its own
+    global_limit: int = 50
     # Discord's sharding: how many shards the bot has in all, and which of them this process
     # runs (None: all of them). Both None: one unsharded connection, as a small bot has.
     shard_count: int | None = None
@@ -48,6 +52,10 @@ class Settings:
     # must compare the same game before and after a change; never for real play (None: a
     # new random seed each game)
     game_seed: int | None = None
+    # METRICS_PORT: /metrics (Prometheus) and /healthz on this port (None: off, the
+    # default; 0: any free port, said in the log); METRICS_HOST: the address they listen on
+    metrics_port: int | None = None
+    metrics_host: str = DEFAULT_METRICS_HOST
 
     @property
     def sharded(self) -> bool:
@@ -88,6 +96,9 @@ class Settings:
             channel_pace=_count(env, "CHANNEL_PACE", 5),
             game_seed=(_count(env, "SEQUENCE_SEED", 0) if env.get("SEQUENCE_SEED", "").strip()
                        else None),
+            global_limit=_count(env, "DISCORD_GLOBAL_LIMIT", 50),
+            metrics_port=_port(env, "METRICS_PORT"),
+            metrics_host=env.get("METRICS_HOST", "").strip() or DEFAULT_METRICS_HOST,
             **cls.shards_from(env),
         )
 
@@ -150,6 +161,16 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise SettingsError(f"{name} must not be negative.")
     return value
+
+
+def _port(env: Mapping[str, str], name: str) -> int | None:
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > 65535:
+        raise SettingsError(f"{name} must be a port number from 1 to 65535 (0: any free "
+                            f"port; empty: off), not {text!r}.")
+    return int(text)
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:

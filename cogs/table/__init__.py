@@ -18,6 +18,7 @@
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards
+    watch.py      what it tells whoever watches the bot (boards out, where a move came from)
 
 Each piece of state has one owner here, with methods; the desk only wires them.
 """
@@ -40,6 +41,7 @@ from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
 from .replies import InFlight
+from .watch import Watch
 
 __all__ = ["ALL_ITEMS", "Desk"]
 
@@ -48,14 +50,15 @@ class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
-                 pace: ChannelPace | None = None) -> None:
+                 pace: ChannelPace | None = None, watch: Watch | None = None) -> None:
         """``posted``: the store's record of what was posted (``store.posted``), shared
-        with every other process on the same database."""
+        with every other process on the same database; ``watch``: told when each board is
+        out (the bot's metrics: ``cogs/table/watch.py``)."""
         self.manager = manager
         self.prefs = Preferences(bot)
         self.posts = Posts(bot, manager, self.prefs, posted, pace)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
-        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms)
+        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
         # the clicks and commands under way: a clean stop lets them finish first

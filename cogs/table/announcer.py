@@ -39,6 +39,7 @@ from .dms import DirectMessages
 from .pictures import replay_file
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .watch import Unwatched, Watch
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +51,13 @@ class Announcer:
     """Turns the manager's events into channel messages, boards and hands."""
 
     def __init__(self, manager: GameManager, prefs: Preferences, posts: Posts,
-                 dms: DirectMessages) -> None:
+                 dms: DirectMessages, watch: Watch | None = None) -> None:
+        """``watch``: told when each change's board is out (the bot's metrics)."""
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
+        self._watch = watch or Unwatched()
         self._retries: set[asyncio.Task[None]] = set()
         # game -> the line of the move that ended it: the final board says it, instead of a
         # board of its own just before (one message less for the same picture)
@@ -105,9 +108,10 @@ class Announcer:
         await self._posts.lobby_closed(table.game_id)
         lang = self._prefs.guild_lang(table.guild_id)
         obs = event.observation
-        await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
-                                     view=messages.board_view(table, obs, lang),
-                                     ply=table.ply, lang=lang)
+        if await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
+                                        view=messages.board_view(table, obs, lang),
+                                        ply=table.ply, lang=lang) is not None:
+            self._watch.board_shown(event)
 
     async def moved(self, event: Moved) -> None:
         table = event.table
@@ -132,7 +136,9 @@ class Announcer:
             table, obs, "\n".join(lines),
             view=None if over else messages.board_view(table, obs, lang), ply=event.ply,
             lang=lang)
-        if message is None and not over:
+        if message is not None:
+            self._watch.board_shown(event)
+        elif not over:
             # Discord refused even after discord.py's own tries: show the position once
             # more a little later, unless a newer board gets through first. Never a loop.
             self._later(self._show_board_again(table.game_id, event.ply))
@@ -235,6 +241,7 @@ class Announcer:
                                              lang=lang, allowed_mentions=NO_MENTIONS,
                                              nonce=f"end:{table.game_id}")
         if final is not None:
+            self._watch.board_shown(event)
             try:  # a restart or another process need not post it again
                 await self._manager.final_boards.shown(table.game_id)
             except Exception:

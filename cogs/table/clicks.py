@@ -38,6 +38,7 @@ from .replies import (
     refusals,
     reply,
 )
+from .watch import via
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +287,7 @@ class TableClicks:
             await interaction.response.defer()
             try:
                 await self._manager.submit(game_id, interaction.user.id, action,
-                                           expected_ply=ply)
+                                           expected_ply=ply, via=via(interaction))
             except BaseException as exc:
                 if mover is not None:
                     self._dms.not_shown_by_click(game_id, mover, ply)
@@ -347,7 +348,7 @@ class TableClicks:
             if not rolled_already:
                 # (already rolled: e.g. the prompt was lost in a restart; offer it again)
                 await self._manager.submit(game_id, interaction.user.id, "roll",
-                                           expected_ply=ply)
+                                           expected_ply=ply, via=via(interaction))
             table = self._manager.get(game_id)
             obs = self._manager.observation_for(game_id, interaction.user.id)
             roll = obs.get("last_roll")

@@ -29,6 +29,7 @@ from .lobby import MAX_CHILD_NAME, MAX_TURN_TIMER
 from .manager import GameManager
 from .seats import Seat
 from .store import GameRecord, GuildSettings, Store
+from .tally import Tally
 from .timers import Clock, ManualClock, SystemClock
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "Store",
     "SystemClock",
     "TableView",
+    "Tally",
     "TurnReminder",
     "TurnStarted",
     "TurnTimedOut",

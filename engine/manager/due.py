@@ -25,6 +25,7 @@ from .sharing import Sharing
 from .step import TAKEOVER_LEVEL, Steps, applying
 from .store import StoreUnavailable
 from .table import Table
+from .tally import Tally
 from .timers import Clock
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,10 @@ class Due:
     """Looks for what is due, and does it in each table, its lock held."""
 
     def __init__(self, sharing: Sharing, steps: Steps, computers: Computers, outbox: Outbox,
-                 clock: Clock, *, interval: float) -> None:
+                 clock: Clock, *, interval: float, tally: Tally | None = None) -> None:
+        """``tally``: where the chores claimed are counted (the manager's)."""
         self._sharing = sharing
+        self._tally = tally or Tally()
         self._steps = steps
         self._computers = computers
         self._outbox = outbox
@@ -69,6 +72,7 @@ class Due:
         the store) stops the round: this chore and the rest are done when due again (one
         process: at once; several: when this process's claims run out, ``CHORE_CLAIM``)."""
         for game_id, what in await self._sharing.due(self._clock.now()):
+            self._tally.chores_claimed[what] += 1
             table: Table | None = None
             try:
                 await self._sharing.catch_up(game_id)  # a game another process ran

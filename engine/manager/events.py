@@ -7,7 +7,8 @@ second call to know the channel, the seats or whose turn it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..observation import Observation
@@ -64,6 +65,10 @@ class TableView:
 @dataclass(frozen=True)
 class Event:
     table: TableView
+    #: when the change was committed (``time.monotonic()``: made right after the commit),
+    #: so whoever shows it can tell how long people waited for it; not the game clock
+    at: float = field(default_factory=time.monotonic, kw_only=True, compare=False,
+                      repr=False)
 
     @property
     def game_id(self) -> int:
@@ -103,6 +108,10 @@ class Moved(Event):
     placed: str | None
     removed: str | None
     ply: int  # index of this action in the game's history
+    #: where a person's move came from, as the transport said when it submitted it
+    #: (the Discord side: "dm", "channel", "command"); None for the others. The manager
+    #: only passes it on, for whoever counts moves.
+    via: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)

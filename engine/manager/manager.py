@@ -35,6 +35,7 @@ from .sharing import RESYNC_INTERVAL, sharing_for
 from .step import Steps, applying
 from .store import GameRecord, GuildSettings, Store
 from .table import Table, Tables
+from .tally import Tally
 from .timers import Clock, SystemClock
 
 log = logging.getLogger(__name__)
@@ -64,19 +65,21 @@ class GameManager:
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
         self._tables = Tables()
         self._outbox = Outbox()
+        self.tally = Tally()  # what the owners did, counted (read by the bot's metrics)
         restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
                                     self._final_boards, self._clock,
                                     computer_delay=computer_delay, claim=claim,
-                                    promise=promise, resync_every=resync_every)
+                                    promise=promise, resync_every=resync_every,
+                                    tally=self.tally)
         self._steps = Steps(store, self._clock, self._tables, self._outbox,
                             lobby_idle=lobby_idle)
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
         self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
-                        self._clock, interval=timer_interval)
+                        self._clock, interval=timer_interval, tally=self.tally)
         self._restorer = restorer
 
     @property
@@ -323,9 +326,9 @@ class GameManager:
     # -- turns -------------------------------------------------------------------------
 
     async def submit(self, game_id: int, user_id: int, action: str, *,
-                     expected_ply: int | None = None) -> Moved:
+                     expected_ply: int | None = None, via: str | None = None) -> Moved:
         """Play ``action`` for the user's seat. Raises a typed error and changes nothing
-        when it is not allowed."""
+        when it is not allowed. ``via``: where the move came from (``Moved.via``)."""
         async with self._sharing.locked(game_id) as table:
             game = table.playing()
             seat = table.person_seat(user_id)
@@ -340,7 +343,7 @@ class GameManager:
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
             table.change_seat(seat, absences=0)
             moved = await self._steps.step(table, seat, applying(action), by="player",
-                                           user_id=user_id, seats_changed=True)
+                                           user_id=user_id, seats_changed=True, via=via)
             await self._steps.settle_forced(table)
         await self._after(table)
         return moved

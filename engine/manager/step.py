@@ -141,12 +141,14 @@ class Steps:
         user_id: int | None,
         seats_changed: bool = False,
         preface: Callable[[TableView], Event] | None = None,
+        via: str | None = None,
     ) -> Moved:
         """Engine, commit, queue the announcements.
 
         ``preface``: the event that says why this step happened (a player resigned, the
         timer ran out), queued before the move and whatever follows it (the game's end), so
-        listeners hear of things in the order they happened."""
+        listeners hear of things in the order they happened. ``via``: where a person's move
+        came from, passed on in ``Moved.via``."""
         game = table.playing()
         before_hands = _hands(table, game)
         turn_before = game.current_seat
@@ -159,7 +161,8 @@ class Steps:
         spectator = game.observation(None)
         last = spectator["last"]
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
-                      last["placed"] if last else None, last["removed"] if last else None, ply)
+                      last["placed"] if last else None, last["removed"] if last else None, ply,
+                      via=via)
         self.tell(table, moved)
         view = moved.table
         # A card played or exchanged means a card drawn, even when the new card is another

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
 from runtime.link import Backoff, ReconnectLine
 
 
@@ -14,10 +12,9 @@ def test_the_wait_doubles_up_to_the_cap() -> None:
     assert [delays.delay() for _ in range(8)] == [1, 2, 4, 8, 16, 30, 30, 30]
 
 
-def test_a_quiet_spell_starts_again_from_the_base(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_quiet_spell_starts_again_from_the_base() -> None:
     now = [1000.0]
-    monkeypatch.setattr("bot.time.monotonic", lambda: now[0])
-    delays = Backoff(1.0, 30.0)
+    delays = Backoff(1.0, 30.0, clock=lambda: now[0])
     assert [delays.delay() for _ in range(3)] == [1, 2, 4]
     now[0] += 3600  # connected for an hour
     assert delays.delay() == 1

@@ -33,16 +33,17 @@ class World:
 @contextlib.asynccontextmanager
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       computer_delay: float = 0.0, database_url: str | None = None,
-                      channel_pace: int = 0, clock: Clock | None = None
-                      ) -> AsyncIterator[SequenceBot]:
+                      channel_pace: int = 0, clock: Clock | None = None,
+                      metrics_port: int | None = None) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
-    ``clock``: the game manager's time (a ``ManualClock`` for turn timers)."""
+    ``clock``: the game manager's time (a ``ManualClock`` for turn timers);
+    ``metrics_port``: /metrics and /healthz on 127.0.0.1 (0: any free port)."""
     settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
                         computer_delay=computer_delay, database_url=database_url,
-                        channel_pace=channel_pace)
+                        channel_pace=channel_pace, metrics_port=metrics_port)
     bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:

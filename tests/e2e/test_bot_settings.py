@@ -21,10 +21,12 @@ def test_every_setting_is_read() -> None:
     s = Settings.from_env({
         "DISCORD_TOKEN": "abc", "DATABASE_PATH": "/tmp/x.db", "DEV_GUILD_ID": "42",
         "LOG_LEVEL": "debug", "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10/",
-        "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/gw", "COMPUTER_DELAY": "0"})
+        "DISCORD_GATEWAY_URL": "ws://127.0.0.1:9/gw", "COMPUTER_DELAY": "0",
+        "DISCORD_GLOBAL_LIMIT": "0"})
     assert (s.database_path, s.dev_guild_id, s.log_level) == (Path("/tmp/x.db"), 42, "DEBUG")
     assert s.api_base == "http://127.0.0.1:9/api/v10" and s.gateway_url == "ws://127.0.0.1:9/gw"
-    assert s.computer_delay == 0.0
+    assert s.computer_delay == 0.0 and s.global_limit == 0
+    assert Settings.from_env({"DISCORD_TOKEN": "abc"}).global_limit == 50  # Discord's
 
 
 def test_games_are_shuffled_at_random_unless_a_benchmark_fixes_the_seed() -> None:
@@ -35,7 +37,8 @@ def test_games_are_shuffled_at_random_unless_a_benchmark_fixes_the_seed() -> Non
 @pytest.mark.parametrize("env", [{}, {"DISCORD_TOKEN": "  "},
                                  {"DISCORD_TOKEN": "a", "DEV_GUILD_ID": "my server"},
                                  {"DISCORD_TOKEN": "a", "COMPUTER_DELAY": "soon"},
-                                 {"DISCORD_TOKEN": "a", "SEQUENCE_SEED": "lucky"}])
+                                 {"DISCORD_TOKEN": "a", "SEQUENCE_SEED": "lucky"},
+                                 {"DISCORD_TOKEN": "a", "DISCORD_GLOBAL_LIMIT": "fifty"}])
 def test_a_missing_or_malformed_setting_says_what_to_do(env: dict[str, str]) -> None:
     with pytest.raises(SettingsError):
         Settings.from_env(env)
@@ -86,3 +89,29 @@ def test_a_shard_count_alone_runs_every_shard_here() -> None:
 def test_a_malformed_shard_setting_says_what_is_wrong(shards: dict[str, str], why: str) -> None:
     with pytest.raises(SettingsError, match=why):
         Settings.from_env({"DISCORD_TOKEN": "abc", **shards})
+
+
+def test_metrics_and_health_are_off_unless_a_port_is_set() -> None:
+    from bot import SequenceBot
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc"})
+    assert s.metrics_port is None and SequenceBot(s).watching is None
+
+
+def test_metrics_listen_on_this_machine_unless_told_otherwise() -> None:
+    from bot import SequenceBot
+
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": "9464"})
+    assert (s.metrics_host, s.metrics_port) == ("127.0.0.1", 9464)
+    bot = SequenceBot(s)
+    assert bot.watching is not None and bot.watching.url == "http://127.0.0.1:9464"
+    assert bot.http.http_trace is not None, "the REST metrics ride on discord.py's trace"
+    s = Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": "9464",
+                           "METRICS_HOST": "0.0.0.0"})
+    assert s.metrics_host == "0.0.0.0"
+
+
+@pytest.mark.parametrize("port", ["metrics", "-1", "65536", "9464.5"])
+def test_a_malformed_metrics_port_says_what_is_wrong(port: str) -> None:
+    with pytest.raises(SettingsError, match="METRICS_PORT must be a port number"):
+        Settings.from_env({"DISCORD_TOKEN": "abc", "METRICS_PORT": port})

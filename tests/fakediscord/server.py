@@ -94,6 +94,7 @@ class RecordedRequest:
     files: list[tuple[str, bytes]]
     status: int = 0
     at: float = 0.0
+    via: str | None = None  # the ``Via`` header: which proxy it came through, if any
 
     @property
     def route(self) -> str:
@@ -635,7 +636,7 @@ class FakeDiscord:
         body = await self._read_body(request)
         record = RecordedRequest(request.method, path, dict(request.query), body.json,
                                  [(name, data) for name, data, _ in body.files],
-                                 at=time.perf_counter())
+                                 at=time.perf_counter(), via=request.headers.get("Via"))
         self.requests.append(record)
         decision = self.limits.decide(request.method, path)
         if decision is not None and decision.refused is not None:

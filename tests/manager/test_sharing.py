@@ -222,6 +222,7 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
                                  "another process to show the table again")
         assert [e.game_id for e in shown] == [gid]
         assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
+        assert live.tally.taken_over == 1, "counted, for the bot's metrics"
         await until(lambda: _none_owed(live_store), "the promise kept by the taker")
     finally:
         await live.close()

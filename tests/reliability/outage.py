@@ -33,9 +33,10 @@ from tests.e2e.people import (
     tap_card,
     whose_turn,
 )
+from tests.e2e.scrape import healthz
 from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Interaction, Person
 from tests.waiting import until
-from tools.pg_server import PostgresServer
+from tools.pg_server import PostgresServer, free_port
 
 from .harness import BotProcess
 
@@ -87,6 +88,7 @@ class Outage:
     shards: tuple[BotProcess, BotProcess]
     ann: Person
     bob: Person
+    health: tuple[str, ...] = ()  # each process's metrics and health address
     timeline: Timeline = field(default_factory=Timeline)
     acknowledged: list[tuple[int, str]] = field(default_factory=list)  # (ply, action)
     game_id: int = 0
@@ -182,6 +184,19 @@ class Outage:
                 break
         raise AssertionError(f"{person.name} found no playable card")
 
+    async def health_says(self, status: int) -> list[str]:
+        """Each process's ``/healthz`` once it answers ``status`` (waited for): its line."""
+        lines = []
+        for shard, base in enumerate(self.health):
+            async def answered(b: str = base) -> tuple[int, str] | None:
+                got = await healthz(b)
+                return got if got[0] == status else None
+
+            code, line = await until(answered, f"shard {shard}'s /healthz to say {status}")
+            self.timeline.mark(f"shard {shard}: /healthz {code} {line!r}")
+            lines.append(line)
+        return lines
+
     async def click_for_answer(self, person: Person, message: FakeMessage, what: str,
                                shard: int, *, custom_id: str | None = None,
                                label: str | None = None) -> Answer:
@@ -235,11 +250,12 @@ def logged_at(line: str) -> float | None:
     return time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) + int(m.group(2)) / 1000
 
 
-def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
+def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int,
+                  metrics_port: int) -> BotProcess:
     return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
                       computer_delay=COMPUTER_DELAY,
                       extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
-                                 "SHARD_IDS": str(shard)})
+                                 "SHARD_IDS": str(shard), "METRICS_PORT": str(metrics_port)})
 
 
 @contextlib.asynccontextmanager
@@ -251,14 +267,16 @@ async def outage_table(tmp_path: Path, server: PostgresServer) -> AsyncIterator[
         launched = time.perf_counter()
         guild = fake.add_guild("Family", shard=1)
         ann, bob = fake.add_person("Ann", guild), fake.add_person("Bob", guild)
-        zero, one = (shard_process(fake, tmp_path, server.url(), n) for n in (0, 1))
+        ports = (free_port(), free_port())
+        zero, one = (shard_process(fake, tmp_path, server.url(), n, ports[n]) for n in (0, 1))
         try:
             await asyncio.gather(zero.launch(), one.launch())
             await fake.wait_until_connected(60)
             for process in (zero, one):  # past on_ready (its recovery reads the database)
                 await until(lambda p=process: " INFO sequence: ready" in p.log(),
                             "the process to be ready", timeout=30)
-            run = Outage(fake, guild, server, (zero, one), ann, bob)
+            run = Outage(fake, guild, server, (zero, one), ann, bob,
+                         health=tuple(f"http://127.0.0.1:{p}" for p in ports))
             run.timeline.mark("both processes launched", launched)
             run.timeline.mark("both processes ready")
             lobby = await (await ann.slash("sequence new", game="kids", timeout=15)).reply(15)

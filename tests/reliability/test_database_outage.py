@@ -19,8 +19,9 @@ outage the database is started again on the same data and port. Then:
   that it listens for the other's changes again, and holds no traceback; neither took
   the other for dead (both had lost their connections to the restart).
 
-The test runs in stages (before, during, after), each with its own checks, so a check at
-each stage is one line to add (a health endpoint: 503 during, 200 after). The timeline
+Each process's ``/healthz`` says 503 (the database does not answer) during the outage and
+200 after it. The test runs in stages (before, during, after), each with its own checks,
+so a check at each stage is one line to add. The timeline
 (every click's answer and how long it took, both logs around the outage, the first board
 after the database came back) is printed: ``pytest -s -m slow
 tests/reliability/test_database_outage.py`` shows it.
@@ -86,6 +87,9 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
         ]
         for answer in answers:
             assert (answer.text, answer.ephemeral) == (STORE_UNAVAILABLE, True), answer
+        for line in await run.health_says(503):
+            assert line.startswith(("the database does not answer: ",
+                                    "the database did not answer within ")), line
         assert run.timeline.since_stop() < outage, "the clicks came during the outage"
         assert run.public() == public, "nothing public changed while the database was away"
         await run.start_database(after=outage)
@@ -93,6 +97,7 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
         # -- after: the computer's turn is played, and the game goes on -------------------
         board = await run.next_board(len(boards(run.fake, run.channel)))
         run.timeline.mark("first board after the database came back: the computer's move")
+        assert await run.health_says(200) == ["ok", "ok"]
         for _ in range(10_000 if to_the_end else 3):
             if final_board(run.fake, run.channel) is not None:
                 run.timeline.mark("the final board")

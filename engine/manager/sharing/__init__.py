@@ -28,6 +28,7 @@ from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
 from ..store import Store
 from ..table import Table, Tables
+from ..tally import Tally
 from ..timers import Clock
 from .local import OneProcess
 
@@ -86,8 +87,9 @@ class Sharing(Protocol):
 def sharing_for(store: Store, tables: Tables, restorer: Restorer, outbox: Outbox,
                 final_boards: FinalBoards, clock: Clock, *, computer_delay: float,
                 claim: float = CHORE_CLAIM, promise: float = PROMISE,
-                resync_every: float = RESYNC_INTERVAL) -> Sharing:
-    """The strategy for ``store``'s backend, told when each game's events were told."""
+                resync_every: float = RESYNC_INTERVAL, tally: Tally | None = None) -> Sharing:
+    """The strategy for ``store``'s backend, told when each game's events were told
+    (``tally``: where several processes count the tables taken over)."""
     sharing: Sharing
     if store.backend == "postgres":
         # only here: a SQLite bot never loads asyncpg
@@ -95,7 +97,8 @@ def sharing_for(store: Store, tables: Tables, restorer: Restorer, outbox: Outbox
 
         sharing = SharedDatabase(store, tables, restorer, outbox, final_boards, clock,
                                  computer_delay=computer_delay, claim=claim,
-                                 promise=promise, resync_every=resync_every)
+                                 promise=promise, resync_every=resync_every,
+                                 tally=tally or Tally())
     else:
         sharing = OneProcess(tables, restorer, clock, computer_delay=computer_delay,
                              claim=claim)

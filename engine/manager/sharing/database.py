@@ -47,6 +47,7 @@ from ..store import Store, StoreUnavailable
 from ..store.postgres import PostgresDatabase
 from ..store.shared import ChoreRow, SharedGames
 from ..table import Table, Tables
+from ..tally import Tally
 from ..timers import Clock
 from .locks import GameLocks
 
@@ -160,7 +161,7 @@ class SharedDatabase:
     def __init__(self, store: Store, tables: Tables, restorer: Restorer, outbox: Outbox,
                  final_boards: FinalBoards, clock: Clock, *, computer_delay: float,
                  claim: float = CHORE_CLAIM, promise: float = PROMISE,
-                 resync_every: float) -> None:
+                 resync_every: float, tally: Tally | None = None) -> None:
         db = store.database
         assert isinstance(db, PostgresDatabase)
         self.games = SharedGames(db)
@@ -173,6 +174,7 @@ class SharedDatabase:
         self._claim = claim
         self._promise = promise
         self.resync_every = resync_every
+        self._tally = tally or Tally()  # counts the tables taken over
         self._locals = GameLocks()
         self._locks: dict[int, SharedLock] = {}
         # who owes announcements in ``deliveries`` and holds claims in ``chores``: this
@@ -430,6 +432,7 @@ class SharedDatabase:
                                                   trust_gone=self._trust_gone()):
             log.warning("game %d: another process died before posting a change; showing "
                         "the table again here", game_id)
+            self._tally.taken_over += 1
             await self._show_again(game_id)
         stored = await self.games.active_versions()
         for game_id, version in stored.items():

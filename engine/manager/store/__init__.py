@@ -14,8 +14,9 @@ raises ``StoreUnavailable`` (a ``StoreError``) when the database cannot be used 
 while, whatever its driver said.
 
 ``Store`` itself only opens (migrations, refusing a newer database), closes and reports
-on the database; each owner's methods live with the owner, written once against
-``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
+on the database (``ping``: does it answer now; ``watch``: time every transaction for the
+bot's metrics, ``watched.py``); each owner's methods live with the owner, written once
+against ``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
 default: one file, WAL, one connection whose write lock and group commit all the owners
 share) and ``postgres.PostgresDatabase`` (asyncpg, a pool; each write its own transaction).
 ``open_store`` picks one from the settings: a ``DATABASE_URL`` wins over the SQLite path.
@@ -40,6 +41,7 @@ from .database import (
     SchemaTooNew,
     StoreError,
     StoreUnavailable,
+    Tx,
     migration_files,
     redacted,
 )
@@ -48,6 +50,7 @@ from .layout import Layout, TableManners
 from .outages import Outages
 from .posted import DmDoor, DmHand, NewestBoard, Posted
 from .standings import KindStats, LeaderRow, LevelRow, ResultLine, Standings, Stats
+from .watched import TransactionWatch, Watched
 
 
 class Store:
@@ -58,10 +61,12 @@ class Store:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self.games = GameLog(db)
-        self.standings = Standings(db)
-        self.layout = Layout(db)
-        self.posted = Posted(db)
+        # the owners' transactions go through it, to be timed once ``watch`` is called
+        self._watched = watched = Watched(db)
+        self.games = GameLog(watched)
+        self.standings = Standings(watched)
+        self.layout = Layout(watched)
+        self.posted = Posted(watched)
 
     @classmethod
     async def open(
@@ -106,6 +111,19 @@ class Store:
         that copy or inspect whole tables, and tests."""
         return self._db
 
+    def watch(self, watch: TransactionWatch | None) -> None:
+        """Tell ``watch`` of every transaction of the owners from now on: how long it
+        took and whether it failed (the bot's metrics). None: stop telling."""
+        self._watched.watch = watch
+
+    async def ping(self) -> None:
+        """Ask the database whether it answers now: ``SELECT 1`` in a write transaction,
+        so an answer means a change could be saved (SQLite: the file's write lock was
+        taken, which another program holding it refuses after the busy timeout). Raises
+        ``StoreUnavailable`` (its ``reason`` in a few words) when it does not; bound it
+        with a timeout of your own. (A full disk is not seen here: nothing is written.)"""
+        await self._db.write(_select_one)
+
     @property
     def outages(self) -> Outages:
         """Whether the database answers now (``down``, ``reason``); the one voice that
@@ -149,6 +167,10 @@ class Store:
         await self.close()
 
 
+async def _select_one(tx: Tx) -> None:
+    await tx.fetchone("SELECT 1")
+
+
 async def open_store(database_url: str | None, database_path: str | os.PathLike[str]) -> Store:
     """The bot's store from its settings: PostgreSQL at ``database_url`` when it is set (and
     then no SQLite file is created), else the SQLite file at ``database_path``."""
@@ -185,6 +207,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TableManners",
+    "TransactionWatch",
     "migration_files",
     "open_store",
     "redacted",

@@ -277,8 +277,9 @@ class SQLiteDatabase:
         if not self.group_commit:
             async with self._lock:
                 with self._faults():
-                    outcome = await self._conn._execute(  # type: ignore[no-untyped-call]
+                    outcome, wrote = await self._conn._execute(  # type: ignore[no-untyped-call]
                         _run_batch, self._conn._conn, [run])
+            self._wrote(wrote)
             single: T = _unwrap(outcome[0])
             return single
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -294,8 +295,9 @@ class SQLiteDatabase:
             try:
                 async with self._lock:
                     with self._faults():
-                        outcomes = await self._conn._execute(  # type: ignore[no-untyped-call]
+                        outcomes, wrote = await self._conn._execute(  # type: ignore[no-untyped-call]
                             _run_batch, self._conn._conn, [w for w, _ in batch])
+                self._wrote(wrote)
             except BaseException as exc:  # the batch failed whole: nothing is durable
                 for _, future in batch:
                     if not future.done():
@@ -314,8 +316,7 @@ class SQLiteDatabase:
     @contextmanager
     def _faults(self) -> Iterator[None]:
         """Around a batch of writes: a file that cannot be written for a while becomes
-        ``StoreUnavailable`` (and ``outages`` hears of it); a batch that went through tells
-        ``outages`` the file can be written."""
+        ``StoreUnavailable`` (and ``outages`` hears of it)."""
         try:
             yield
         except Exception as exc:
@@ -324,7 +325,12 @@ class SQLiteDatabase:
                 raise
             self.outages.failed(reason)
             raise StoreUnavailable(reason) from exc
-        self.outages.answered()
+
+    def _wrote(self, wrote: bool) -> None:
+        """A batch went through: if it changed the file, the file can be written (one that
+        changed nothing, a health check's ``SELECT 1``, proves nothing of a full disk)."""
+        if wrote:
+            self.outages.answered()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -355,14 +361,16 @@ def _unwrap(outcome: Any) -> Any:
 
 def _run_batch(
     db: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]]
-) -> list[Any]:
+) -> tuple[list[Any], bool]:
     """In aiosqlite's thread: one transaction, each write in its own savepoint.
 
     A write that fails alone (a broken unique key) is rolled back to its savepoint. One
     that meets a file that cannot be written (a full disk: SQLite has then rolled back
     the whole transaction itself) fails the whole batch, as a COMMIT that fails does:
-    the others would meet the same disk."""
+    the others would meet the same disk. Returns the outcomes, and whether the committed
+    batch changed the file."""
     outcomes: list[Any] = []
+    before = db.total_changes
     db.execute("BEGIN IMMEDIATE")
     try:
         for work in works:
@@ -380,4 +388,4 @@ def _run_batch(
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
-    return outcomes
+    return outcomes, db.total_changes != before

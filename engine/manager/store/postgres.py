@@ -281,6 +281,18 @@ class PostgresDatabase:
         await self.outages.close()
         await self._pool.close()
 
+    async def live_processes(self) -> int:
+        """How many bot processes are connected to this database now, this one included:
+        the distinct sessions among the connections (``SESSION_PREFIX``). The processes
+        sharing a database share the bot's token, and so its rate limit
+        (``runtime.budget``)."""
+        async with self._pool.acquire() as conn:
+            count: int = await conn.fetchval(
+                "SELECT count(DISTINCT application_name) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND application_name LIKE $1",
+                SESSION_PREFIX + "%")
+        return count
+
     async def _migrate(self, upto: int | None) -> None:
         known = migration_files(POSTGRES_MIGRATIONS)
         async with self._pool.acquire() as conn:

@@ -1,0 +1,106 @@
+"""The pace under the bot's global budget: smooth, bounded, and fair between channels."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from runtime.fair_pace import FairPace
+
+
+def most_in_any_window(times: list[float], width: float) -> int:
+    return max((sum(1 for u in times if t <= u < t + width) for t in times), default=0)
+
+
+class Clock:
+    """The pace's clock, moved on by its sleeps; each sleep lets the other tasks run."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        await asyncio.sleep(0)
+
+
+async def let_go_times(pace: FairPace, clock: Clock, n: int, flow: str = "a") -> list[float]:
+    """When each of ``n`` requests asked at once was let go, on the pace's clock."""
+    times: list[float] = []
+
+    async def one() -> None:
+        await pace.take(flow)
+        times.append(clock.now)
+
+    await asyncio.gather(*(one() for _ in range(n)))
+    return times
+
+
+async def test_at_most_the_burst_plus_the_rate_go_in_any_window() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 3, clock=clock, sleep=clock.sleep)
+    times = await let_go_times(pace, clock, 60)
+    assert times[:3] == [100.0] * 3, "a burst of 3 goes at once"
+    for width in (0.05, 0.5, 1.0, 2.0, 5.0):
+        assert most_in_any_window(times, width) <= 3 + 10.0 * width + 1e-9, width
+    assert pace.waiting == 0
+
+
+async def test_an_idle_pace_does_not_save_up_more_than_its_burst() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 2, clock=clock, sleep=clock.sleep)
+    await let_go_times(pace, clock, 5)
+    clock.now += 3600  # an hour with nothing to send
+    times = await let_go_times(pace, clock, 12)
+    assert most_in_any_window(times, 1.0) <= 2 + 10
+
+
+async def test_a_quiet_channel_goes_before_the_backlog_of_a_busy_one() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def one(flow: str) -> None:
+        await pace.take(flow)
+        order.append(flow)
+
+    busy = [asyncio.create_task(one("busy")) for _ in range(20)]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pace.waiting > 10, "a backlog waits"
+    gone = len(order)
+    await asyncio.gather(one("quiet"), *busy)
+    # the next to go, after at most the one already due (sleeping until its time)
+    assert order.index("quiet") <= gone + 1, order
+
+
+async def test_a_request_given_up_leaves_the_queue() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    await pace.take()
+    waiting = asyncio.create_task(pace.take())
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert pace.waiting == 0
+    await pace.take()  # and the next one is not stuck behind it
+
+
+async def test_a_stop_cancels_the_requests_still_waiting_and_any_new_one() -> None:
+    """At a stop the HTTP session closes: a request let go after it would fail on a closed
+    connection, so the ones still waiting are cancelled with the work they belong to."""
+    clock = Clock()
+    pace = FairPace(1.0, 1, clock=clock, sleep=clock.sleep)
+    await pace.take()
+    waiting = asyncio.create_task(pace.take())
+    await asyncio.sleep(0)
+    pace.close()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    with pytest.raises(asyncio.CancelledError):
+        await pace.take()
+    assert pace.waiting == 0
