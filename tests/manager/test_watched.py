@@ -6,7 +6,6 @@ errors (``Store.watch``), and whether the database answers now (``Store.ping``).
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.manager import GameManager, ManualClock, Moved, Seat, Store
-from engine.manager.store import IntegrityError
+from engine.manager.store import IntegrityError, StoreUnavailable
 
 from .conftest import ANN, CHANNEL, GUILD, Recorder, two_player_game
 
@@ -99,7 +98,7 @@ async def test_a_sqlite_file_another_program_holds_the_write_lock_of_does_not_an
         try:
             assert locker.stdout is not None
             assert await asyncio.to_thread(locker.stdout.readline) == "locked\n"
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
+            with pytest.raises(StoreUnavailable, match="another program holds the write lock"):
                 await store.ping()
         finally:
             locker.communicate("", timeout=10)
