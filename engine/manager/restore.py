@@ -14,7 +14,7 @@ from dataclasses import replace
 from ..factory import load, replay
 from ..game import Game
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
-from .table import Table
+from .table import Table, Tables
 from .timers import Clock
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,18 @@ class Restorer:
                 log.exception("game %d could not be restored; it stays in the database "
                               "untouched", rec.id)
         return tables
+
+    async def read_again(self, tables: Tables, game_id: int) -> None:
+        """Bring ``tables``' table of ``game_id`` to what the store holds now (another
+        process changed it, or a change of it was not saved); a game that ended there is
+        dropped."""
+        status, fresh = await self.load(game_id)
+        if fresh is not None:
+            tables.put(fresh)
+            return
+        old = tables.get(game_id)
+        if old is not None:
+            tables.close(old, status or "cancelled")
 
     async def load(self, game_id: int) -> tuple[str | None, Table | None]:
         """A game as stored now: (its status, its table if it is still active). A game

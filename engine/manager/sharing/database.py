@@ -240,13 +240,7 @@ class SharedDatabase:
     async def _reload(self, game_id: int) -> None:
         """Bring this process's table of ``game_id`` to what the store holds (its lock is
         held): another process changed it. A game that ended elsewhere is dropped."""
-        status, fresh = await self._restorer.load(game_id)
-        if fresh is not None:
-            self._tables.put(fresh)
-            return
-        old = self._tables.get(game_id)
-        if old is not None:
-            self._tables.close(old, status or "cancelled")
+        await self._restorer.read_again(self._tables, game_id)
 
     async def _adopt(self, game_id: int) -> None:
         """A lobby or game another process made: hold it here too."""

@@ -44,7 +44,7 @@ class OneProcess:
             try:
                 yield self._tables.get(game_id) or table
             except StoreUnavailable:
-                await self._read_again(game_id)
+                await self._restorer.read_again(self._tables, game_id)  # (not saved)
                 raise
             finally:
                 self._schedule(game_id)
@@ -89,16 +89,6 @@ class OneProcess:
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         return contextlib.nullcontext()
-
-    async def _read_again(self, game_id: int) -> None:
-        """The table as the store holds it (a change of it was not saved)."""
-        status, fresh = await self._restorer.load(game_id)
-        if fresh is not None:
-            self._tables.put(fresh)
-            return
-        old = self._tables.get(game_id)
-        if old is not None:
-            self._tables.close(old, status or "cancelled")
 
     def _schedule(self, game_id: int) -> None:
         table = self._tables.get(game_id)

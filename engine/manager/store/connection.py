@@ -32,11 +32,12 @@ successful commit left it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -47,10 +48,10 @@ from .database import (
     IntegrityError,
     Row,
     SchemaTooNew,
-    StoreUnavailable,
     Tx,
     migration_files,
     run_without_suspending,
+    said_as_outages,
 )
 from .outages import RETRY_EVERY, Outages
 
@@ -313,18 +314,11 @@ class SQLiteDatabase:
                 else:
                     future.set_result(outcome)
 
-    @contextmanager
-    def _faults(self) -> Iterator[None]:
+    def _faults(self) -> contextlib.AbstractContextManager[None]:
         """Around a batch of writes: a file that cannot be written for a while becomes
-        ``StoreUnavailable`` (and ``outages`` hears of it)."""
-        try:
-            yield
-        except Exception as exc:
-            reason = unavailable_reason(exc)
-            if reason is None:
-                raise
-            self.outages.failed(reason)
-            raise StoreUnavailable(reason) from exc
+        ``StoreUnavailable`` (and ``outages`` hears of it; ``_wrote`` says when it is
+        writable again)."""
+        return said_as_outages(self.outages, unavailable_reason, answered=False)
 
     def _wrote(self, wrote: bool) -> None:
         """A batch went through: if it changed the file, the file can be written (one that

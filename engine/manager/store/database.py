@@ -30,9 +30,10 @@ its place in the group commit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -196,3 +197,23 @@ def redacted(url: str) -> str:
         host = f"{host}:{parts.port}"
     user = f"{parts.username}@" if parts.username else ""
     return urlunsplit(parts._replace(netloc=f"{user}{host}"))
+
+
+@contextlib.contextmanager
+def said_as_outages(outages: Outages, reason_of: Callable[[BaseException], str | None], *,
+                    answered: bool) -> Iterator[None]:
+    """Around a use of the database: the driver's ways of saying the database is away
+    (``reason_of`` gives the reason, None for anything else) become ``StoreUnavailable``,
+    and ``outages`` hears of it; any other error is left as it is (a bug, or a refusal such
+    as a broken unique key). ``answered``: an answer tells ``outages`` the database is
+    there (a backend that knows better, SQLite, says so itself)."""
+    try:
+        yield
+    except Exception as exc:
+        reason = reason_of(exc)
+        if reason is None:
+            raise
+        outages.failed(reason)
+        raise StoreUnavailable(reason) from exc
+    if answered:
+        outages.answered()

@@ -45,6 +45,7 @@ from .database import (
     migration_files,
     numbered,
     redacted,
+    said_as_outages,
 )
 from .outages import RETRY_EVERY, Outages
 
@@ -209,21 +210,11 @@ class PostgresDatabase:
         self.outages = Outages(failing="unreachable", probe=self._answers,
                                retry_every=retry_every)
 
-    @contextlib.contextmanager
-    def faults(self) -> Iterator[None]:
+    def faults(self) -> contextlib.AbstractContextManager[None]:
         """Around every use of the database: the driver's ways of saying the database is
         away become ``StoreUnavailable`` (and ``outages`` hears of it); an answer tells
-        ``outages`` the database is there. Any other error is left as it is (a bug, or a
-        refusal such as a broken unique key)."""
-        try:
-            yield
-        except Exception as exc:
-            reason = unavailable_reason(exc)
-            if reason is None:
-                raise
-            self.outages.failed(reason)
-            raise StoreUnavailable(reason) from exc
-        self.outages.answered()
+        ``outages`` the database is there. Any other error is left as it is."""
+        return said_as_outages(self.outages, unavailable_reason, answered=True)
 
     async def _answers(self) -> None:
         """Whether the database answers: ``outages`` asks while it is away."""
