@@ -125,7 +125,7 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(self, interaction: discord.Interaction, user: discord.User | None = None,
                     game: str | None = None) -> None:
-        async with refusals(interaction, "/sequence stats", self.in_flight):
+        async with refusals(interaction, "/sequence stats", self.in_flight, reading=True):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
@@ -182,7 +182,8 @@ class Community(commands.Cog):
     @app_commands.choices(game=GAME_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, game: str | None = None
                           ) -> None:
-        async with refusals(interaction, "/sequence leaderboard", self.in_flight):
+        async with refusals(interaction, "/sequence leaderboard", self.in_flight,
+                                 reading=True):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:

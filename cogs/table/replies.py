@@ -114,12 +114,14 @@ class InFlight:
 
 @asynccontextmanager
 async def refusals(interaction: discord.Interaction, what: str,
-                   in_flight: InFlight | None = None) -> AsyncIterator[None]:
+                   in_flight: InFlight | None = None, *, reading: bool = False
+                   ) -> AsyncIterator[None]:
     """Around a handler: a refusal becomes its translated message, a bug an apology (and a
     log line with its traceback); neither reaches discord.py, which would show "This
     interaction failed". The database away for a while is neither: the person is told
     that nothing changed and to try again in a few seconds, and nothing is logged here
-    (the store's ``Outages`` says the outage once, whoever met it).
+    (the store's ``Outages`` says the outage once, whoever met it). ``reading``: the
+    handler only reads (stats): then it says the scores cannot be read, not saved.
 
     While it runs, the handler counts as under way in ``in_flight``: a clean stop waits for
     it before closing the connections it needs."""
@@ -129,8 +131,11 @@ async def refusals(interaction: discord.Interaction, what: str,
     try:
         yield
     except (Refusal, StoreUnavailable) as exc:
+        lang = speaker_lang(interaction)
+        words = (t("error.store_unavailable.read", lang)
+                 if reading and isinstance(exc, StoreUnavailable) else error_text(exc, lang))
         try:
-            await reply(interaction, error_text(exc, speaker_lang(interaction)))
+            await reply(interaction, words)
         except discord.HTTPException:
             # the interaction is gone (answered too late, or its message deleted): there is
             # nobody left to tell, and nothing changed

@@ -10,6 +10,7 @@ database", as for a read-only file). The same answer for PostgreSQL stopped unde
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from engine.manager.store import StoreUnavailable
 from tests.e2e.conftest import running_bot
 from tests.fakediscord import FakeDiscord
 from tests.waiting import until
+from tools.pg_server import PostgresServer
 
 ENGLISH = "The game cannot be saved right now; nothing changed. Try again in a few seconds."
 NORWEGIAN = ("Partiet kan ikke lagres akkurat nå; ingenting ble endret. "
@@ -71,3 +73,26 @@ async def test_a_click_while_the_database_cannot_be_written_is_answered_privatel
 def _game_of(custom_ids: list[str]) -> int:
     """The game id on a lobby's buttons (``seq:lobby:<game>:<what>``)."""
     return int(next(c for c in custom_ids if c.startswith("seq:")).split(":")[2])
+
+
+READ_ENGLISH = "The scores cannot be read right now. Try again in a few seconds."
+
+
+async def test_stats_asked_while_postgresql_is_stopped_say_the_scores_cannot_be_read(
+        tmp_path: Path, pausable_postgres: PostgresServer) -> None:
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice = fake.add_person("Alice", guild)
+        with fake.pointed_at():
+            async with running_bot(fake, guild, tmp_path / "unused.db",
+                                   database_url=pausable_postgres.url()) as bot:
+                assert bot.store is not None
+                await asyncio.to_thread(pausable_postgres.pause)
+                try:
+                    answer = await (await alice.slash("sequence stats")).reply()
+                    assert answer.ephemeral and answer.content == READ_ENGLISH
+                finally:
+                    await asyncio.to_thread(pausable_postgres.resume)
+                shown = await (await alice.slash("sequence stats")).reply()
+                assert shown.ephemeral and shown.content != READ_ENGLISH
+        assert fake.unhandled == []
