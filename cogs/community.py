@@ -183,7 +183,7 @@ class Community(commands.Cog):
     async def leaderboard(self, interaction: discord.Interaction, game: str | None = None
                           ) -> None:
         async with refusals(interaction, "/sequence leaderboard", self.in_flight,
-                                 reading=True):
+                            reading=True):
             lang = speaker_lang(interaction)
             guild_id = interaction.guild_id
             if guild_id is None:
