@@ -162,13 +162,28 @@ class PostgresServer:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{dbname}"
 
     def stop(self) -> None:
-        if self.started:
-            try:
-                self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast",
-                          "-w", "stop")
-            finally:
-                self.started = False
-        shutil.rmtree(self.dir, ignore_errors=True)
+        """Stop the server (whatever a test did to it: paused, started again by hand,
+        frozen) and remove its directory: a throwaway server never outlives its test."""
+        try:
+            if self.started or (self.data / "postmaster.pid").exists():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    self.thaw()  # a frozen server would not hear the stop
+                try:
+                    self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m",
+                              "fast", "-w", "-t", "30", "stop")
+                except RuntimeError:
+                    self._kill()
+        finally:
+            self.started = False
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _kill(self) -> None:
+        """The last resort when ``pg_ctl stop`` fails: SIGKILL the postmaster and its
+        backends (a throwaway server's data need not survive)."""
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for pid in self._pids():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
     def __enter__(self) -> PostgresServer:
         return self.start()
