@@ -75,7 +75,8 @@ def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
             playing = [asyncio.create_task(rig.play(g, time_limit=90))
                        for g in rig.games().values()]
             fuzzer = Fuzzer(rig.fake, list(rig.people.values()), list(rig.guild.channel_ids),
-                            lambda r=rig: list(r.games()), seed=int(time.time()))
+                            lambda r=rig: list(r.games()), seed=int(time.time()),
+                            quiet=rig.quiet)
             report = await fuzzer.run(400 if quick else 3000, time_limit=120)
             ends = await asyncio.gather(*playing)
             records = unhandled_records(rig.log.text)

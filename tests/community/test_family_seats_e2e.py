@@ -6,7 +6,6 @@ keeps the child's seat with its grown-up."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from tests.community.play import lobby_of, seat
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, choose_first, final_board, whose_turn
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Person
+from tests.waiting import until
 
 SEAT_CARD = re.compile(r"seq:card:(?P<game>\d+):(?P<seat>\d):(?P<card>[a-z]+)")
 
@@ -72,16 +72,20 @@ async def newest_hand(manager: GameManager, channel: int, holder: Person, seat: 
     they are now (a new one comes after each of its moves; a forced pass leaves the last
     one standing); None if the turn moves on first. Polled: the state read here changes
     without Discord traffic, which is what the fake's own waits wake on."""
-    async with asyncio.timeout(5):
-        while True:
-            view = manager.table_for_channel(channel)
-            if view is None or view.turn != seat:
-                return None
-            cards = hand_cards(manager.seat_observation(view.game_id, seat), lang)
-            shown = hands_of(holder, seat)
-            if shown and shown[-1].files and shown[-1].files[0].description == cards:
-                return shown[-1]
-            await asyncio.sleep(0.02)
+    moved_on = object()
+
+    def shown() -> FakeMessage | object | None:
+        view = manager.table_for_channel(channel)
+        if view is None or view.turn != seat:
+            return moved_on
+        cards = hand_cards(manager.seat_observation(view.game_id, seat), lang)
+        hands = hands_of(holder, seat)
+        if hands and hands[-1].files and hands[-1].files[0].description == cards:
+            return hands[-1]
+        return None
+
+    found = await until(shown, f"seat {seat}'s hand as it is now", 5)
+    return None if found is moved_on else found  # type: ignore[return-value]
 
 
 async def play_to_the_end(world: World, people: list[Person]) -> FakeMessage:
@@ -114,10 +118,8 @@ async def play_to_the_end(world: World, people: list[Person]) -> FakeMessage:
         else:
             raise AssertionError(f"no playable card in {hand!r}: {prompt.content!r}")
         if prompt.content not in NOT_YOUR_TURN:
-            async with asyncio.timeout(5):  # the move (polled, as newest_hand says why)
-                while (view := manager.table_for_channel(channel)) is not None \
-                        and view.ply <= ply:
-                    await asyncio.sleep(0.02)
+            await until(lambda ply=ply: (view := manager.table_for_channel(channel)) is None
+                        or view.ply > ply, "the move (read, as newest_hand says why)", 5)
     raise AssertionError("the game did not end")
 
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.waiting import until
+
 from .harness import (
     RECOVERED,
     BotProcess,
@@ -155,8 +157,7 @@ class KillRun:
                 with contextlib.suppress(asyncio.CancelledError):
                     await chaos
             finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.sleep(0.3)  # let the last announcements go out
+                await self.boards_posted()
                 await self.bot.stop()
             self.conclude()
         self.report.seconds = time.monotonic() - started
@@ -323,6 +324,21 @@ class KillRun:
         self.up.set()
 
     # ------------------------------------------------------------------ the verdict
+    async def boards_posted(self, timeout: float = 10.0) -> None:
+        """Wait until every stored move's board is in its channel (the commit comes first,
+        the board after it), so the stop cuts none; bounded: a board that never comes is
+        what ``conclude`` counts as missing."""
+        def posted() -> bool:
+            by_channel: dict[int, int] = {}
+            for game in read_games(self.db).values():
+                by_channel[game.channel_id] = (by_channel.get(game.channel_id, 0)
+                                               + expected_boards(game))
+            return all(board_count_problems(self.fake, c, n)[0] == 0
+                       for c, n in by_channel.items())
+
+        with contextlib.suppress(AssertionError):
+            await until(posted, "the boards of the stored moves", timeout)
+
     def conclude(self) -> None:
         r = self.report
         games = read_games(self.db)

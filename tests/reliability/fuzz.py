@@ -19,11 +19,13 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Person
+from tests.waiting import until
 
 LOCALES = Path(__file__).resolve().parents[2] / "data" / "locales"
 
@@ -82,8 +84,12 @@ class Fuzzer:
 
     def __init__(self, fake: FakeDiscord, people: list[Person], channels: list[int],
                  game_ids: Any, *, seed: int = 1, batch: int = 8,
-                 include_unknown_ids: bool = True) -> None:
+                 include_unknown_ids: bool = True,
+                 quiet: Callable[[], bool] | None = None) -> None:
         self.fake = fake
+        # "no click is under way in the bot": what the end of a run waits for, so the last
+        # answers (a deferral filled in, a followup) are read; without it, the deferrals
+        self.quiet = quiet
         self.people = people
         self.channels = channels
         self.game_ids = game_ids  # a callable giving the current game ids
@@ -229,9 +235,20 @@ class Fuzzer:
                 batch.append(sent)
             self.sent += batch
             await asyncio.gather(*(self._acked(i) for kind, i in batch if kind != "foreign"))
-        await asyncio.sleep(1.0)  # followups of deferred answers
+        await self.answers_given()
         self.conclude()
         return self.report
+
+    async def answers_given(self, timeout: float = 10.0) -> None:
+        """Wait until the bot has given every answer it started (bounded: one it never
+        gives is counted by ``conclude``, not waited for)."""
+        def given() -> bool:
+            filled = all(i.original is None or not i.original.loading or i.followups
+                         for _, i in self.sent if i.callback_type == 5)
+            return filled and (self.quiet is None or self.quiet())
+
+        with contextlib.suppress(AssertionError):
+            await until(given, "the bot's last answers", timeout)
 
     async def _acked(self, interaction: Any) -> None:
         with contextlib.suppress(TimeoutError):

@@ -116,6 +116,11 @@ class Rig:
                 lambda: len(board_messages(self.fake, channel)) >= expected(), timeout,
                 "the boards of the committed moves")
 
+    def quiet(self) -> bool:
+        """No click or command is being handled by the bot right now."""
+        desk = self.bot.desk
+        return desk is None or desk.in_flight.busy() == 0
+
     def problems(self, channel: int | None = None) -> list[str]:
         """Lost or duplicated moves and boards, broken invariants, unhandled errors."""
         channel = channel or self.channel

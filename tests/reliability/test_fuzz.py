@@ -29,7 +29,8 @@ async def busy(tmp_path: Path) -> AsyncIterator[Rig]:
 async def fuzz_while_playing(rig: Rig, n: int, *, seed: int, unknown_ids: bool
                              ) -> FuzzReport:
     fuzzer = Fuzzer(rig.fake, list(rig.people.values()), list(rig.guild.channel_ids),
-                    lambda: list(rig.games()), seed=seed, include_unknown_ids=unknown_ids)
+                    lambda: list(rig.games()), seed=seed, include_unknown_ids=unknown_ids,
+                    quiet=rig.quiet)
     games = list(rig.games().values())
     playing = [asyncio.create_task(rig.play(g, time_limit=60)) for g in games]
     report = await fuzzer.run(n)
@@ -80,10 +81,12 @@ async def test_a_hint_asked_as_the_turn_passes_is_refused_not_apologised_for(
     game = busy.game_in()
     mover = fake.people[game.user_of(game.replayed().current_seat)]  # type: ignore[index]
     moved = asyncio.Event()
+    held = asyncio.Event()
 
     async def hold_the_hints_defer(method: str, path: str, body: object) -> None:
         if "/callback" in path and isinstance(body, dict) and body.get("type") == 5 \
                 and hint is not None and str(hint.id) in path:
+            held.set()
             await moved.wait()  # Discord is slow to take the defer; the move lands first
         return None
 
@@ -91,7 +94,7 @@ async def test_a_hint_asked_as_the_turn_passes_is_refused_not_apologised_for(
     fake.before_answer.append(hold_the_hints_defer)  # type: ignore[arg-type]
     data = mover._command_data("sequence hint", busy.channel, {}, focused=None)
     hint = fake.start_interaction(mover, 2, data, busy.channel)
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(held.wait(), 5)  # the hint is being worked out: now the move
     assert await Player(mover, busy.ledger).take_turn(game)
     moved.set()
     reply = await hint.reply()

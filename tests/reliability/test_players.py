@@ -10,8 +10,10 @@ from .players import _unless_down
 async def test_a_turn_in_hand_is_dropped_when_the_bot_goes_down() -> None:
     down = asyncio.Event()
     cancelled = asyncio.Event()
+    begun = asyncio.Event()
 
     async def slow_turn() -> bool:
+        begun.set()
         try:
             await asyncio.sleep(30)  # a click whose answer will never come
         except asyncio.CancelledError:
@@ -20,7 +22,7 @@ async def test_a_turn_in_hand_is_dropped_when_the_bot_goes_down() -> None:
         return True
 
     attempt = asyncio.create_task(_unless_down(slow_turn(), down))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(begun.wait(), 1)  # the turn is under way when the bot goes down
     down.set()
     assert await asyncio.wait_for(attempt, 1) is False
     assert cancelled.is_set()

@@ -27,6 +27,7 @@ from tests.e2e.people import (
 )
 from tests.e2e.test_two_processes import begin, game_of, shard_process
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
+from tests.waiting import until
 
 from .harness import BotProcess, error_lines
 
@@ -51,6 +52,11 @@ async def play_turns(fake: FakeDiscord, channel_id: int, people: list[Person], t
         await turn(by_id[whose_turn(board)], board)  # type: ignore[index]
         await fake.wait_for(lambda after=seen: len(boards(fake, channel_id)) > after, 20,
                             "the move's board")
+
+
+async def nothing_owed(store: Store) -> bool:
+    """No announcement is promised by a process and not yet made (the ``deliveries`` rows)."""
+    return not await store.database.fetchall("SELECT game_id FROM deliveries")
 
 
 async def restart(process: BotProcess, fake: FakeDiscord, shard: int) -> None:
@@ -91,13 +97,8 @@ async def test_each_process_killed_in_turn_mid_game_loses_and_doubles_nothing(
             try:
                 # a killed process may have owed a move's last message (its hand DM):
                 # its promise runs out after 30 s and a live process shows the table again
-                owed = await store.database.fetchall("SELECT game_id, owner FROM deliveries")
-                for _ in range(60):
-                    if not owed:
-                        break
-                    await asyncio.sleep(1)
-                    owed = await store.database.fetchall("SELECT game_id FROM deliveries")
-                assert list(owed) == [], "every promised announcement was delivered"
+                await until(lambda: nothing_owed(store), "every promised announcement "
+                            "delivered", 60)
             finally:
                 await store.close()
         finally:
@@ -172,11 +173,8 @@ async def test_a_computer_turn_a_killed_process_was_to_play_is_played_by_the_oth
             assert "a computer turn nobody played in time" in p1.log()
             store = await Store.connect(postgres_url)
             try:
-                for _ in range(60):  # what p0 still owed (the mover's new hand) is shown
-                    if not await store.database.fetchall("SELECT game_id FROM deliveries"):
-                        break
-                    await asyncio.sleep(1)
-                assert await store.database.fetchall("SELECT game_id FROM deliveries") == []
+                # what p0 still owed (the mover's new hand) is shown
+                await until(lambda: nothing_owed(store), "p0's owed announcement shown", 60)
             finally:
                 await store.close()
             p0.extra_env["COMPUTER_DELAY"] = "0"

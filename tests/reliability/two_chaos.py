@@ -42,6 +42,7 @@ import asyncpg
 
 from tests.e2e.test_two_processes import shard_process
 from tests.fakediscord import FakeGuild, FakeMessage, Person
+from tests.waiting import until
 from tools.pg_server import PostgresServer, find_bindir
 
 from .chaos import TableSpec
@@ -382,10 +383,8 @@ class TwoKillRun:
                 await asyncio.wait_for(asyncio.gather(*playing),
                                        max(1.0, self.deadline - time.monotonic()) + 60)
                 await asyncio.wait_for(chaos, self.down_cap + 90)
-                await self.wait_for_final_boards()
+                await self.boards_posted()
             finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.sleep(0.5)  # the last announcements
                 await asyncio.gather(*(p.stop() for p in self.procs.values()))
             await self.conclude()
 
@@ -613,20 +612,37 @@ class TwoKillRun:
         self.down[victim].clear()
         self.up[victim].set()
 
-    async def wait_for_final_boards(self, timeout: float = 45.0) -> None:
-        """A finished game's final board may be owed by a process killed after the commit:
-        its promise runs out after 30 s and a live process shows the table again."""
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if not self.missing_final_boards(await self.truth()):
-                return
-            await asyncio.sleep(0.5)
+    async def boards_posted(self, timeout: float = 45.0) -> None:
+        """Wait until every finished game's final board and every stored move's board is
+        in its channel. A final board may be owed by a process killed after the commit:
+        its promise runs out after 30 s and a live process shows the table again. Bounded:
+        what never comes is what ``conclude`` reports."""
+        async def posted() -> bool:
+            games = await self.truth()
+            return not self.missing_final_boards(games) and not self.unshown_moves(games)
+
+        with contextlib.suppress(AssertionError):
+            await until(posted, "every stored move's board", timeout)
 
     def missing_final_boards(self, games: dict[int, GameTruth]) -> list[int]:
         shown = {game_of_board(m) for g in games.values()
                  for m in board_messages(self.fake, g.channel_id)
                  if any(c.startswith("seq:rematch:again:") for c in m.custom_ids())}
         return [g.id for g in games.values() if g.status == "finished" and g.id not in shown]
+
+    def unshown_moves(self, games: dict[int, GameTruth]) -> list[str]:
+        """Games with fewer moments on boards than stored (the start and each move)."""
+        out = []
+        for channel in {g.channel_id for g in games.values()}:
+            boards = read_boards(board_messages(self.fake, channel), games, self.t0)
+            for g in games.values():
+                if g.channel_id != channel or g.seed is None:
+                    continue
+                shown = boards.shown.get(g.id, 0)
+                if shown < expected_boards(g):
+                    out.append(f"game {g.id}: {expected_boards(g)} moments stored, {shown} "
+                               "shown on boards")
+        return out
 
     # ------------------------------------------------------------------ the verdict
     async def conclude(self) -> None:
@@ -646,13 +662,7 @@ class TwoKillRun:
             boards = read_boards(board_messages(self.fake, channel), games, self.t0)
             r.duplicates += [f"channel {channel}: {d}" for d in boards.duplicates]
             r.reshown += boards.reshown
-            for g in games.values():
-                if g.channel_id != channel or g.seed is None:
-                    continue
-                shown = boards.shown.get(g.id, 0)
-                if shown < expected_boards(g):
-                    r.moves_unshown.append(f"game {g.id}: {expected_boards(g)} moments "
-                                           f"stored, {shown} shown on boards")
+        r.moves_unshown = self.unshown_moves(games)
         for g in games.values():
             r.invariant_problems += g.invariant_problems()
             if g.seed is None:
