@@ -15,7 +15,6 @@ server too), and the next look waits for that same question instead of asking an
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Sequence
 
 import discord
@@ -82,8 +81,9 @@ class Health:
         asking, self._asking = self._asking, None
         if asking is not None and not asking.done():
             asking.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait_for(asking, 1.0)
+            # waits without raising (its outcome is read by ``_read_outcome``), and a
+            # cancel of close itself is not swallowed
+            await asyncio.wait({asking}, timeout=1.0)
 
 
 def _read_outcome(task: asyncio.Task[None]) -> None:

@@ -118,8 +118,11 @@ class Outages:
     async def wait_to_retry(self) -> None:
         """Return when the database answers again, or after ``retry_every`` seconds
         (whichever comes first): then it is worth trying again."""
+        # (``asyncio.timeout``: wait_for on 3.11 can swallow a cancel that comes with the
+        # answer, and a computer player being stopped would then play on)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._answering.wait(), self.retry_every)
+            async with asyncio.timeout(self.retry_every):
+                await self._answering.wait()
 
     async def close(self) -> None:
         self._closed = True
