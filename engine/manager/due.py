@@ -69,9 +69,10 @@ class Due:
 
     async def check(self) -> None:
         """Do every chore due now. The database away (``StoreUnavailable``, said once by
-        the store) stops the round: this chore and the rest are done when due again (one
-        process: at once; several: when this process's claims run out, ``CHORE_CLAIM``)."""
-        for game_id, what in await self._sharing.due(self._clock.now()):
+        the store) stops the round: this chore and the rest are let go (``unclaim``) and
+        done at the first look after the database answers again."""
+        claimed = await self._sharing.due(self._clock.now())
+        for at, (game_id, what) in enumerate(claimed):
             self._tally.chores_claimed[what] += 1
             table: Table | None = None
             try:
@@ -87,6 +88,9 @@ class Due:
                     continue  # it ended: its chore goes with it
                 log.exception("chore %s of game %d failed", what, game_id)
             except StoreUnavailable:
+                # this chore and the ones claimed after it are due again once the
+                # database answers, not when their claims run out
+                self._sharing.unclaim([g for g, _ in claimed[at:]])
                 if table is not None:
                     await self._after(table)
                 return

@@ -24,7 +24,7 @@ from typing import Protocol
 import pytest
 
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Moved, TurnReminder, TurnTimedOut
+from engine.manager.events import Moved, Player, TurnReminder, TurnTimedOut
 from engine.manager.store import StoreUnavailable
 from engine.manager.store.outages import Outages
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
@@ -240,6 +240,40 @@ async def test_a_turn_timer_that_fell_due_during_the_outage_runs_once_the_databa
     assert [e.outcome for e in heard.of(TurnTimedOut)] == ["computer_moved"]
     record = await manager.load_record(gid)
     assert record is not None and len(record.actions) == ply + 1
+
+
+async def test_chores_claimed_when_the_database_went_away_are_done_as_soon_as_it_is_back(
+        fault: Fault, manager: GameManager, clock: ManualClock) -> None:
+    """Three games' reminders fall due together and are claimed in one round; the first is
+    done, then the database goes away: the other two are not left claimed (for
+    ``CHORE_CLAIM`` seconds) but done on the first look after it is back."""
+    await manager.set_guild_settings(GUILD, turn_timer=60)
+    games = []
+    for k in range(3):
+        host, guest = Player(10 + 2 * k, f"Host {k}"), Player(11 + 2 * k, f"Guest {k}")
+        lobby = await manager.create_lobby("kids", {}, host, GUILD, CHANNEL + k)
+        await manager.join(lobby.game_id, guest)
+        await manager.start_game(lobby.game_id, host.user_id)
+        games.append(lobby.game_id)
+    reminded: list[int] = []
+
+    class GoesAwayAfterTheFirst(Recorder):
+        async def on_event(self, event: object) -> None:
+            if isinstance(event, TurnReminder):
+                reminded.append(event.table.game_id)
+                if len(reminded) == 1:
+                    await fault.begin()
+
+    manager.add_listener(GoesAwayAfterTheFirst())
+    clock.advance(31)  # every reminder is due (the timers end at 60 s)
+    try:
+        with contextlib.suppress(StoreUnavailable):
+            await manager.check_timers()
+        assert len(reminded) == 1
+    finally:
+        await fault.end()
+    await manager.check_timers()  # no time has passed: no claim ran out
+    assert sorted(reminded) == sorted(games)
 
 
 async def test_an_outage_is_logged_once_when_it_begins_and_once_when_it_ends_without_traceback(

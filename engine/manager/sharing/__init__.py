@@ -20,6 +20,7 @@ asyncpg) only for a PostgreSQL store.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -71,6 +72,10 @@ class Sharing(Protocol):
     async def due(self, now: float) -> list[tuple[int, str]]:
         """The chores due at ``now`` (game id, what), claimed by this process."""
         ...
+
+    def unclaim(self, game_ids: Collection[int]) -> None:
+        """Chores ``due`` claimed that were not done (the database went away): they are
+        due again as soon as it answers, not when the claim runs out (``CHORE_CLAIM``)."""
 
     async def schedule(self, game_id: int) -> None:
         """Write ``game_id``'s next chore now (its lock held): after a chore that changed

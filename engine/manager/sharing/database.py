@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from types import TracebackType
 
 from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
@@ -191,6 +191,7 @@ class SharedDatabase:
         self._wake = asyncio.Event()
         self._deaf = False  # the listening connection went: say when it listens again
         self.catch_up_within = CATCH_UP_WITHIN
+        self._unclaimed: set[int] = set()  # claims of chores left undone (``unclaim``)
 
     # -- the games' locks ----------------------------------------------------------------
 
@@ -297,8 +298,17 @@ class SharedDatabase:
         await self.games.notify(table.id)
 
     async def due(self, now: float) -> list[tuple[int, str]]:
-        return await self.games.claim_due(self.owner, now, self._claim,
-                                          trust_gone=self._trust_gone())
+        again = sorted(self._unclaimed)
+        claimed = await self.games.claim_due(self.owner, now, self._claim,
+                                             trust_gone=self._trust_gone(), again=again)
+        self._unclaimed.difference_update(again)  # claimed now, or not due any more
+        return claimed
+
+    def unclaim(self, game_ids: Collection[int]) -> None:
+        # the database is away: the claims cannot be let go now; the next ``due`` that
+        # reaches it may take them again at once (a change since may have rewritten them:
+        # then they are that change's, and only taken if due and claimed by nobody)
+        self._unclaimed.update(game_ids)
 
     def _trust_gone(self) -> bool:
         """Whether a process with no connection open is dead (not just after the
@@ -404,9 +414,15 @@ class SharedDatabase:
 
     async def _loop(self) -> None:
         while True:
+            # ``asyncio.timeout``, not ``wait_for``: on Python 3.11 a wake-up coming with
+            # close()'s cancel made wait_for return and swallow the cancel (the loop then
+            # ran on, and close waited for it for ever: the database back as it stopped)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.resync_every)
+                async with asyncio.timeout(self.resync_every):
+                    await self._wake.wait()
             self._wake.clear()
+            if self._closed:
+                return
             try:
                 if not self.games.listening:
                     await self._listen()

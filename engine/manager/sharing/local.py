@@ -12,7 +12,7 @@ store then, so "nothing changed" is what the person was told and what is true.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import replace
 
 from ..deadlines import CHORE_CLAIM, Chore, next_chore
@@ -35,6 +35,7 @@ class OneProcess:
         self._claim = claim
         self._locks = GameLocks()
         self._chores: dict[int, Chore] = {}
+        self._claimed: dict[int, Chore] = {}  # what ``due`` claimed, as it claimed it
         self.closing = False
 
     @contextlib.asynccontextmanager
@@ -76,10 +77,19 @@ class OneProcess:
 
     async def due(self, now: float) -> list[tuple[int, str]]:
         found = sorted((c.due_at or 0.0, g) for g, c in self._chores.items() if c.due(now))
+        self._claimed = {}
         for _, game_id in found:
             chore = self._chores[game_id]
-            self._chores[game_id] = replace(chore, claimed_until=now + self._claim)
+            self._chores[game_id] = self._claimed[game_id] = replace(
+                chore, claimed_until=now + self._claim)
         return [(game_id, self._chores[game_id].what) for _, game_id in found]
+
+    def unclaim(self, game_ids: Collection[int]) -> None:
+        for game_id in game_ids:
+            chore = self._chores.get(game_id)
+            if chore is not None and chore is self._claimed.get(game_id):
+                # (a chore written since, by a change, is left as that change wrote it)
+                self._chores[game_id] = replace(chore, claimed_until=None)
 
     async def schedule(self, game_id: int) -> None:
         self._schedule(game_id)

@@ -95,12 +95,14 @@ ON CONFLICT (game_id) DO UPDATE SET what = excluded.what, due_at = excluded.due_
 # Claim what is due and not claimed by a live process still in time, in one statement:
 # two processes never claim one row (SKIP LOCKED), and the oldest due go first. A claim
 # runs out at ``claimed_until`` (a process alive but stuck), or at once when its process
-# is gone (killed: its connections closed).
+# is gone (killed: its connections closed), or when its own process asks again ($6: the
+# chores it claimed and could not do, the database gone meanwhile).
 CLAIM_DUE = """
 UPDATE chores SET claimed_by = $1, claimed_until = $2 + $3
 WHERE game_id IN (
     SELECT game_id FROM chores
     WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2
+        OR (claimed_by = $1 AND game_id = ANY($6::bigint[]))
         OR ($5 AND """ + GONE.format(prefix=SESSION_PREFIX, owner="chores.claimed_by") + """))
     ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
 RETURNING game_id, what
@@ -202,14 +204,16 @@ class SharedGames:
                         await conn.execute(sql, *args)
 
     async def claim_due(self, owner: str, now: float, claim: float, limit: int = 50, *,
-                        trust_gone: bool = True) -> list[tuple[int, str]]:
+                        trust_gone: bool = True, again: Sequence[int] = ()
+                        ) -> list[tuple[int, str]]:
         """The chores due at ``now`` that nobody holds a live claim on, now ``owner``'s
         for ``claim`` seconds: (game id, what), by game id (``limit`` at a time, the
         longest due first, so a backlog is worked off in order). ``trust_gone``: as in
-        ``take_over``."""
+        ``take_over``. ``again``: games whose chore ``owner`` claimed before and may
+        claim again now, its claim still running."""
         with self._db.faults():
             rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit,
-                                             trust_gone)
+                                             trust_gone, list(again))
         return sorted(((int(r[0]), str(r[1])) for r in rows), key=lambda r: r[0])
 
     async def heal(self, now: float, look: str) -> None:
