@@ -24,7 +24,7 @@ from typing import Protocol
 import pytest
 
 from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Moved, Player, TurnReminder, TurnTimedOut
+from engine.manager.events import Moved, Player, ShowAgain, TurnReminder, TurnTimedOut
 from engine.manager.store import StoreUnavailable
 from engine.manager.store.outages import Outages
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
@@ -334,6 +334,43 @@ async def test_every_use_of_a_stopped_postgres_is_store_unavailable_until_it_is_
         await until(lambda: not store.outages.down, "the database to answer again")
         await store.games.save_bot_fact("fact", "value", now=1.0)
         assert await store.games.bot_fact("fact") == "value"
+
+
+async def test_announcements_made_while_the_database_went_away_are_not_shown_again(
+        pausable_postgres: PostgresServer, clock: ManualClock) -> None:
+    """The database goes away while a move is being announced: every listener heard it,
+    only the mark "delivered" could not be written. Once the database is back that mark
+    is written, so the promise never runs out and nobody shows the table a second time
+    (with a promise of 2 s here, which the mark beats)."""
+    async with await Store.connect(pausable_postgres.url()) as store:
+        manager = make_manager(store, clock, promise=2.0, resync_every=0.2)
+        await manager.start(run_timers=False)
+        try:
+            gid = await game(manager)
+            user, action = mover(manager, gid)
+            heard: list[object] = []
+
+            class GoesAwayOnTheMove(Recorder):
+                async def on_event(self, event: object) -> None:
+                    heard.append(event)
+                    if isinstance(event, Moved):
+                        await asyncio.to_thread(pausable_postgres.pause)
+
+            manager.add_listener(GoesAwayOnTheMove())
+            try:
+                await manager.submit(gid, user, action, expected_ply=manager.get(gid).ply)
+            finally:
+                await asyncio.to_thread(pausable_postgres.resume)
+
+            async def nothing_owed() -> bool:
+                with contextlib.suppress(StoreUnavailable):
+                    return not await store.database.fetchall("SELECT 1 FROM deliveries")
+                return False
+
+            await until(nothing_owed, "the announcements marked delivered", 10)
+            assert heard and not [e for e in heard if isinstance(e, ShowAgain)]
+        finally:
+            await manager.close()
 
 
 async def test_the_change_listener_listens_again_after_postgres_restarts(

@@ -192,6 +192,7 @@ class SharedDatabase:
         self._deaf = False  # the listening connection went: say when it listens again
         self.catch_up_within = CATCH_UP_WITHIN
         self._unclaimed: set[int] = set()  # claims of chores left undone (``unclaim``)
+        self._unmarked: set[int] = set()  # games told to the end, not yet marked delivered
 
     # -- the games' locks ----------------------------------------------------------------
 
@@ -327,7 +328,10 @@ class SharedDatabase:
         try:
             await self.games.delivered(game_id, self.owner)
         except StoreUnavailable:
-            pass  # as below; the outage is said once, by the store
+            # (said once, by the store) everything was told: only the mark is missing.
+            # It is written when the database is back, or the promise would run out and
+            # the table be shown a second time
+            self._unmarked.add(game_id)
         except Exception:
             # the promise then runs out and another process shows the table again, which
             # posts only what is missing: late, never doubled
@@ -438,6 +442,10 @@ class SharedDatabase:
         """Bring every cached game to its stored version, adopt the games this process
         has not heard of, drop the ones that ended, show again what a dead process owed,
         and give every active game without a chore a look."""
+        for game_id in sorted(self._unmarked):
+            self._unmarked.discard(game_id)
+            if not self._outbox.busy(game_id):  # (else its flush marks it at its end)
+                await self.delivered(game_id)
         for game_id in await self.games.take_over(self.owner, self._promise,
                                                   trust_gone=self._trust_gone()):
             log.warning("game %d: another process died before posting a change; showing "
