@@ -6,12 +6,7 @@ program holds the SQLite file's write lock; 200 again when it clears."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,8 +16,9 @@ from tests.e2e.conftest import running_bot
 from tests.e2e.scrape import healthz, scrape
 from tests.fakediscord import FakeDiscord
 from tests.reliability.harness import BotProcess
+from tests.sqlite_lock import another_program_holds_the_write_lock
 from tests.waiting import until
-from tools.pg_server import PostgresServer, find_bindir, free_port
+from tools.pg_server import PostgresServer, free_port
 
 
 def url_of(bot: SequenceBot) -> str:
@@ -52,16 +48,6 @@ async def test_healthy_when_connected_and_the_database_answers(
     assert await until(lambda: health_is(url_of(bot), 200), "healthy") == (200, "ok")
 
 
-LOCKER = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-print("locked", flush=True)
-sys.stdin.read()
-db.execute("ROLLBACK")
-"""
-
-
 async def test_503_while_another_program_holds_the_sqlite_write_lock(
         sqlite_bot: tuple[SequenceBot, Path]) -> None:
     bot, db = sqlite_bot
@@ -69,106 +55,51 @@ async def test_503_while_another_program_holds_the_sqlite_write_lock(
     await until(lambda: health_is(url, 200), "healthy first")
     # another program (a sqlite3 shell left in a transaction, say) takes the write lock:
     # no move could be saved now
-    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(db)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert locker.stdout is not None
-        assert await asyncio.to_thread(locker.stdout.readline) == "locked\n"
+    async with another_program_holds_the_write_lock(db):
         status, line = await healthz(url)
         assert (status, line) == (
             503, "the database does not answer: another program holds the write lock")
-    finally:
-        locker.communicate("", timeout=10)
     assert await until(lambda: health_is(url, 200), "healthy once it let go") == (200, "ok")
 
 
 # -- PostgreSQL, stopped as an admin restarting it would ---------------------------------
 
-def _as_postgres() -> list[str]:
-    # (PostgreSQL will not run as root: tools/pg_server.py runs it as the postgres user)
-    return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-
-
-def pg_ctl(server: PostgresServer, *args: str) -> None:
-    subprocess.run([*_as_postgres(), str(server.bindir / "pg_ctl"), "-D", str(server.data),
-                    "-w", *args], check=True, capture_output=True)
-
-
-def stop_fast(server: PostgresServer) -> None:
-    """``pg_ctl stop -m fast``: every connection cut at once, the data kept."""
-    pg_ctl(server, "-m", "fast", "stop")
-
-
-def start_again(server: PostgresServer) -> None:
-    """The same data directory, the same port."""
-    pg_ctl(server, "-l", str(server.dir / "server.log"), "-o",
-           f"-p {server.port} -c listen_addresses=127.0.0.1 "
-           f"-c unix_socket_directories={server.sockets} -c fsync=off", "start")
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A server of this test's own (the session's is shared by every other test)."""
-    bindir = find_bindir()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed")
-    server = PostgresServer(bindir, durable=False).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 async def test_503_while_postgresql_is_stopped_and_200_when_it_is_back(
-        own_postgres: PostgresServer, tmp_path: Path) -> None:
+        pausable_postgres: PostgresServer, tmp_path: Path) -> None:
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "unused.db", metrics_port=0,
-                                   database_url=own_postgres.url()) as bot:
+                                   database_url=pausable_postgres.url()) as bot:
                 url = url_of(bot)
                 await until(lambda: health_is(url, 200), "healthy first")
-                await asyncio.to_thread(stop_fast, own_postgres)
+                await asyncio.to_thread(pausable_postgres.pause)  # pg_ctl stop -m fast
                 try:
                     _, line = await until(lambda: health_is(url, 503), "503")
                     assert line.startswith("the database does not answer: "), line
                     assert "\n" not in line
                 finally:
-                    await asyncio.to_thread(start_again, own_postgres)
+                    await asyncio.to_thread(pausable_postgres.resume)
                 assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")
     assert not (tmp_path / "unused.db").exists()
 
 
-def server_pids(server: PostgresServer) -> list[int]:
-    """The postmaster and every process it started (its backends)."""
-    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
-    pids = [postmaster]
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
-                pids.append(int(stat.parent.name))
-    return pids
-
-
 async def test_503_within_the_timeout_while_postgresql_does_not_answer_at_all(
-        own_postgres: PostgresServer, tmp_path: Path) -> None:
+        pausable_postgres: PostgresServer, tmp_path: Path) -> None:
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "unused.db", metrics_port=0,
-                                   database_url=own_postgres.url()) as bot:
+                                   database_url=pausable_postgres.url()) as bot:
                 url = url_of(bot)
                 await until(lambda: health_is(url, 200), "healthy first")
                 # a hung host: no refusal, no answer (SIGSTOP of the server)
-                frozen = server_pids(own_postgres)
-                for pid in frozen:
-                    os.kill(pid, signal.SIGSTOP)
+                pausable_postgres.freeze()
                 try:
                     first = await healthz(url)
                     again = await healthz(url)  # waits for the same question, never piles up
                 finally:
-                    for pid in frozen:
-                        os.kill(pid, signal.SIGCONT)
+                    pausable_postgres.thaw()
                 line = "the database did not answer within 2 s"
                 assert first == again == (503, line)
                 assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")

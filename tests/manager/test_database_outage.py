@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Protocol
@@ -28,6 +27,7 @@ from engine.manager.events import Moved, Player, ShowAgain, TurnReminder, TurnTi
 from engine.manager.store import StoreUnavailable
 from engine.manager.store.outages import Outages
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
+from tests.sqlite_lock import another_program_holds_the_write_lock
 from tests.waiting import until
 from tools.pg_server import PostgresServer
 
@@ -86,16 +86,13 @@ class LockedByAnotherProgram:
     def __init__(self, store: Store, path: Path) -> None:
         self.store = store
         self.path = path
-        self.other: sqlite3.Connection | None = None
+        self.held = contextlib.AsyncExitStack()
 
     async def begin(self) -> None:
-        self.other = sqlite3.connect(self.path, isolation_level=None)
-        self.other.execute("BEGIN IMMEDIATE")
+        await self.held.enter_async_context(another_program_holds_the_write_lock(self.path))
 
     async def end(self) -> None:
-        assert self.other is not None
-        self.other.execute("ROLLBACK")
-        self.other.close()
+        await self.held.aclose()
 
 
 @pytest.fixture(params=["postgres stopped", "read-only file", "locked by another program"])

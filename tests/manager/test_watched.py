@@ -5,15 +5,13 @@ errors (``Store.watch``), and whether the database answers now (``Store.ping``).
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine.manager import GameManager, ManualClock, Moved, Seat, Store
 from engine.manager.store import IntegrityError, StoreUnavailable
+from tests.sqlite_lock import another_program_holds_the_write_lock
 
 from .conftest import ANN, CHANNEL, GUILD, Recorder, two_player_game
 
@@ -79,27 +77,11 @@ async def test_the_database_answers_a_ping(store: Store) -> None:
     await store.ping()
 
 
-LOCKER = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-print("locked", flush=True)
-sys.stdin.read()
-db.execute("ROLLBACK")
-"""
-
-
 async def test_a_sqlite_file_another_program_holds_the_write_lock_of_does_not_answer(
         tmp_path: Path) -> None:
     path = tmp_path / "sequence.db"
     async with await Store.open(path, busy_timeout_ms=100) as store:
-        locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(path)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        try:
-            assert locker.stdout is not None
-            assert await asyncio.to_thread(locker.stdout.readline) == "locked\n"
+        async with another_program_holds_the_write_lock(path):
             with pytest.raises(StoreUnavailable, match="another program holds the write lock"):
                 await store.ping()
-        finally:
-            locker.communicate("", timeout=10)
         await store.ping()  # the other program let go: it answers again
