@@ -64,8 +64,10 @@ async def test_503_while_another_program_holds_the_sqlite_write_lock(
 
 # -- PostgreSQL, stopped as an admin restarting it would ---------------------------------
 
-async def test_503_while_postgresql_is_stopped_and_200_when_it_is_back(
-        pausable_postgres: PostgresServer, tmp_path: Path) -> None:
+@pytest.fixture
+async def postgres_bot(pausable_postgres: PostgresServer, tmp_path: Path
+                       ) -> AsyncIterator[str]:
+    """A bot on a PostgreSQL of the test's own, healthy: its ``/healthz`` address."""
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         with fake.pointed_at():
@@ -73,36 +75,36 @@ async def test_503_while_postgresql_is_stopped_and_200_when_it_is_back(
                                    database_url=pausable_postgres.url()) as bot:
                 url = url_of(bot)
                 await until(lambda: health_is(url, 200), "healthy first")
-                await asyncio.to_thread(pausable_postgres.pause)  # pg_ctl stop -m fast
-                try:
-                    _, line = await until(lambda: health_is(url, 503), "503")
-                    assert line.startswith("the database does not answer: "), line
-                    assert "\n" not in line
-                finally:
-                    await asyncio.to_thread(pausable_postgres.resume)
-                assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")
+                yield url
     assert not (tmp_path / "unused.db").exists()
 
 
+async def test_503_while_postgresql_is_stopped_and_200_when_it_is_back(
+        pausable_postgres: PostgresServer, postgres_bot: str) -> None:
+    url = postgres_bot
+    await asyncio.to_thread(pausable_postgres.pause)  # pg_ctl stop -m fast
+    try:
+        _, line = await until(lambda: health_is(url, 503), "503")
+        assert line.startswith("the database does not answer: "), line
+        assert "\n" not in line
+    finally:
+        await asyncio.to_thread(pausable_postgres.resume)
+    assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")
+
+
 async def test_503_within_the_timeout_while_postgresql_does_not_answer_at_all(
-        pausable_postgres: PostgresServer, tmp_path: Path) -> None:
-    async with FakeDiscord() as fake:
-        guild = fake.add_guild("Family")
-        with fake.pointed_at():
-            async with running_bot(fake, guild, tmp_path / "unused.db", metrics_port=0,
-                                   database_url=pausable_postgres.url()) as bot:
-                url = url_of(bot)
-                await until(lambda: health_is(url, 200), "healthy first")
-                # a hung host: no refusal, no answer (SIGSTOP of the server)
-                pausable_postgres.freeze()
-                try:
-                    first = await healthz(url)
-                    again = await healthz(url)  # waits for the same question, never piles up
-                finally:
-                    pausable_postgres.thaw()
-                line = "the database did not answer within 2 s"
-                assert first == again == (503, line)
-                assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")
+        pausable_postgres: PostgresServer, postgres_bot: str) -> None:
+    url = postgres_bot
+    # a hung host: no refusal, no answer (SIGSTOP of the server)
+    pausable_postgres.freeze()
+    try:
+        first = await healthz(url)
+        again = await healthz(url)  # waits for the same question, never piles up
+    finally:
+        pausable_postgres.thaw()
+    line = "the database did not answer within 2 s"
+    assert first == again == (503, line)
+    assert await until(lambda: health_is(url, 200), "healthy again") == (200, "ok")
 
 
 # -- Discord away, for the real python bot.py ---------------------------------------------
