@@ -10,8 +10,6 @@ from the DMs to their final boards, at the same time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,60 +20,19 @@ from engine.manager import Store
 from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import (
-    begin_game,
     boards,
     final_board,
-    latest_hand,
     play_until_over,
     turn_from_dm,
     turn_from_my_hand_button,
     whose_turn,
 )
 from tests.e2e.test_restart import begun
-from tests.fakediscord import FakeDiscord, FakeMessage, Person
-from tests.reliability.harness import BotProcess, error_lines
+from tests.fakediscord import FakeDiscord, FakeMessage
+from tests.reliability.harness import error_lines
 from tests.waiting import until
 
-
-def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
-    return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
-                      computer_delay=0.0,
-                      extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
-                                 "SHARD_IDS": str(shard)})
-
-
-@contextlib.asynccontextmanager
-async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str
-                        ) -> AsyncIterator[tuple[BotProcess, BotProcess]]:
-    zero, one = shard_process(fake, tmp_path, url, 0), shard_process(fake, tmp_path, url, 1)
-    try:
-        await asyncio.gather(zero.launch(), one.launch())  # both start at once
-        await fake.wait_until_connected(60)  # every shard, each from its own process
-        await fake.wait_for(lambda: fake.commands.get(None), 30, "the global command sync")
-        yield zero, one
-    finally:
-        codes = await asyncio.gather(zero.stop(), one.stop())
-    assert codes == [0, 0], (zero.log()[-3000:], one.log()[-3000:])
-
-
-async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
-    """The host opens a Kids game in their server, the guest joins, the host starts; the
-    first board, once the mover's hand is in their DMs (two processes: more time)."""
-    _, board = await begin_game(fake, host, guest, timeout=15)
-    mover = host if whose_turn(board) == host.id else guest
-    await latest_hand(mover, timeout=15)
-    return board
-
-
-async def nothing_owed(store: Store) -> bool:
-    """No process owes any announcement (every change told: ``deliveries`` is empty)."""
-    return not await store.database.fetchall("SELECT game_id FROM deliveries")
-
-
-def game_of(final: FakeMessage) -> str:
-    """The game id on a final board's same-seats rematch button (``seq:rematch:again:<id>``)."""
-    return next(c.split(":")[3] for c in final.custom_ids()
-                if c.startswith("seq:rematch:again:"))
+from .processes import begin, game_of, nothing_owed, two_processes
 
 
 def dm_clicks(fake: FakeDiscord, shard: int, game_id: str) -> int:

@@ -25,7 +25,7 @@ from tests.e2e.people import (
     turn_from_my_hand_button,
     whose_turn,
 )
-from tests.e2e.test_two_processes import begin, game_of, shard_process
+from tests.e2e.processes import begin, game_of, nothing_owed, shard_process
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.waiting import until
 
@@ -52,11 +52,6 @@ async def play_turns(fake: FakeDiscord, channel_id: int, people: list[Person], t
         await turn(by_id[whose_turn(board)], board)  # type: ignore[index]
         await fake.wait_for(lambda after=seen: len(boards(fake, channel_id)) > after, 20,
                             "the move's board")
-
-
-async def nothing_owed(store: Store) -> bool:
-    """No announcement is promised by a process and not yet made (the ``deliveries`` rows)."""
-    return not await store.database.fetchall("SELECT game_id FROM deliveries")
 
 
 async def restart(process: BotProcess, fake: FakeDiscord, shard: int) -> None:

@@ -40,7 +40,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.e2e.test_two_processes import shard_process
+from tests.e2e.processes import shard_process
 from tests.fakediscord import FakeGuild, FakeMessage, Person
 from tests.waiting import until
 from tools.pg_server import PostgresServer, find_bindir

@@ -26,8 +26,8 @@ from tests.e2e.people import (
     turn_from_my_hand_button,
     whose_turn,
 )
+from tests.e2e.processes import begin, two_processes
 from tests.e2e.test_restart import begun
-from tests.e2e.test_two_processes import begin, two_processes
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.waiting import until
 
