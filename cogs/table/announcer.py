@@ -27,6 +27,7 @@ from engine.manager import (
     LobbyChanged,
     Moved,
     SeatChanged,
+    Status,
     TurnReminder,
     TurnTimedOut,
 )
@@ -165,7 +166,7 @@ class Announcer:
             return  # a newer board got through meanwhile
         try:
             table = self._manager.get(game_id)
-            if table.status != "playing":
+            if table.status is not Status.PLAYING:
                 return
             lang = self._prefs.guild_lang(table.guild_id)
             obs = self._manager.spectator_observation(game_id)
@@ -180,7 +181,7 @@ class Announcer:
             log.exception("could not show the board of game %d again", game_id)
 
     async def hand_changed(self, event: HandChanged) -> None:
-        if event.table.game != "kids" or event.table.status != "playing":
+        if event.table.game != "kids" or event.table.status is not Status.PLAYING:
             return
         try:
             self._manager.get(event.game_id)

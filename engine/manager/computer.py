@@ -27,6 +27,7 @@ from ..errors import Refusal
 from ..observation import Observation
 from .outbox import Outbox
 from .sharing import Sharing
+from .status import Status
 from .step import TAKEOVER_LEVEL, Steps, applying
 from .store import Outages, StoreUnavailable
 from .table import Table
@@ -191,7 +192,7 @@ class Computers:
             await self._clock.sleep(self.delay)
         action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
         async with self._sharing.locked(game_id) as table:
-            if (table.game is not game or table.status != "playing"
+            if (table.game is not game or table.status is not Status.PLAYING
                     or len(game.history) != ply):
                 return True  # something else moved meanwhile (or it was read again): look
             await self._steps.step(table, seat, applying(action), by="computer",

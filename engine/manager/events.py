@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..observation import Observation
 from .seats import Seat
+from .status import Status
 
 COMPUTER_LEVELS = ("easy", "medium", "hard")
 
@@ -32,7 +33,7 @@ class TableView:
     game_id: int
     game: str
     options: dict[str, Any]
-    status: str  # "lobby", "playing", "finished", "cancelled"
+    status: Status
     guild_id: int | None
     channel_id: int
     host_id: int

@@ -30,6 +30,7 @@ from .events import (
     TurnStarted,
 )
 from .outbox import Outbox
+from .status import Status
 from .store import ResultRecord, Store
 from .table import Table, Tables
 from .timers import Clock
@@ -91,16 +92,16 @@ class Steps:
         self.tell(table, LobbyChanged(table.view(), reason))
 
     async def cancel_lobby(self, table: Table, reason: str) -> None:
-        await self._store.games.set_status(table.id, "cancelled", now=self._clock.now(),
+        await self._store.games.set_status(table.id, Status.CANCELLED, now=self._clock.now(),
                                            end_reason=reason)
-        self._tables.close(table, "cancelled")
+        self._tables.close(table, Status.CANCELLED)
         self.tell(table, LobbyCancelled(table.view(), reason))
 
     async def start(self, table: Table, game: Game, seed: int) -> None:
         """Deal (Kids) or roll off (Dice): the lobby becomes a game in play."""
         table.options = dict(game.options)
         table.game = game
-        table.status = "playing"
+        table.status = Status.PLAYING
         table.lobby_deadline = None
         now = self._clock.now()
         table.turn_deadline, table.turn_reminded = turn_deadline_after(table, None, now)
@@ -109,7 +110,7 @@ class Steps:
                 table.id, seed=seed, options=table.options, snapshot=game.to_dict(),
                 seats=table.seats, turn_deadline=table.turn_deadline, now=now)
         except BaseException:
-            table.game, table.status = None, "lobby"
+            table.game, table.status = None, Status.LOBBY
             raise
         view = table.view()
         self.tell(table, GameStarted(view, game.observation(None)))
@@ -123,9 +124,9 @@ class Steps:
     async def end(self, table: Table, user_id: int) -> None:
         """Stop a game with no result (the host or a moderator)."""
         game = table.playing()
-        await self._store.games.set_status(table.id, "cancelled", now=self._clock.now(),
+        await self._store.games.set_status(table.id, Status.CANCELLED, now=self._clock.now(),
                                            end_reason="ended")
-        self._tables.close(table, "cancelled")
+        self._tables.close(table, Status.CANCELLED)
         self.tell(table, GameOver(table.view(), None, False, "ended", (),
                                   game.observation(None), ended_by=user_id))
 
@@ -182,7 +183,7 @@ class Steps:
     async def settle_forced(self, table: Table) -> None:
         """Apply forced passes (the only legal action), recorded like any action."""
         game = table.game
-        while (table.status == "playing" and game is not None and not game.is_over
+        while (table.status is Status.PLAYING and game is not None and not game.is_over
                and game.legal_actions() == ["pass"]):
             seat = game.current_seat
             assert seat is not None
@@ -239,7 +240,7 @@ class Steps:
             undo(table, ply)
             raise
         if game.is_over:
-            self._tables.close(table, "finished")
+            self._tables.close(table, Status.FINISHED)
 
     def _announce_turn(self, table: Table) -> None:
         """Prompt the person whose turn it now is (not for a forced pass)."""

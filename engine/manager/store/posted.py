@@ -24,7 +24,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .database import Database, Tx
+from ..status import OPEN_SQL
+from .backend import Database, Tx
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class DmHand:
 # ended (another process posting its last board as this one forgets it) keeps nothing.
 # (SQLite reads INSERT ... SELECT ... ON CONFLICT right only when the SELECT has a WHERE.)
 _IN_PLAY = ("WHERE EXISTS (SELECT 1 FROM games WHERE id = ?"
-            " AND status IN ('lobby', 'playing'))")
+            " AND status IN " + OPEN_SQL + ")")
 
 
 # Read under a row lock where the backend has one (SQLite has one writer at a time); each
@@ -77,11 +78,11 @@ _LOBBY = {
 _FREE_HAND = {
     "postgres": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
                 " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
-                " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1"
+                " AND g.status IN " + OPEN_SQL + ") ORDER BY message_id LIMIT 1"
                 " FOR UPDATE SKIP LOCKED",
     "sqlite": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
               " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
-              " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1",
+              " AND g.status IN " + OPEN_SQL + ") ORDER BY message_id LIMIT 1",
 }
 _NEWEST = {
     "postgres": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
@@ -205,7 +206,7 @@ class Posted:
             await db.execute(
                 "DELETE FROM table_posts WHERE game_id = ? OR game_id IN ("
                 "SELECT p.game_id FROM table_posts p JOIN games g ON g.id = p.game_id"
-                " WHERE g.status NOT IN ('lobby', 'playing'))", (game_id,))
+                " WHERE g.status NOT IN " + OPEN_SQL + ")", (game_id,))
 
         await self._db.write(work)
 
