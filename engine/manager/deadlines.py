@@ -72,7 +72,7 @@ def next_chore(table: Table | None, now: float, *, computer_delay: float = 0.0,
     deadline = table.turn_deadline
     if deadline is None:
         return Chore(WAIT, None)
-    timer = table.settings.turn_timer
+    timer = table.rules.turn_timer
     if not table.turn_reminded and timer:
         return Chore(REMINDER, reminder_at(deadline, timer))
     return Chore(TURN_TIMER, deadline)
@@ -84,7 +84,7 @@ def turn_deadline_after(table: Table, turn_before: int | None, now: float
     to a person and the table has a timer, the same one while the same turn goes on."""
     game = table.game
     seat = game.current_seat if game is not None and not game.is_over else None
-    timer = table.settings.turn_timer
+    timer = table.rules.turn_timer
     if not timer or not table.is_person(seat):
         return None, False
     if seat != turn_before or table.turn_deadline is None:

@@ -143,11 +143,11 @@ class Due:
         seat, user_id = absent
         game = table.playing()
         record = table.change_seat(seat, absences=table.seats[seat].absences + 1)
-        if record.absences >= table.settings.absences_to_free:
+        if record.absences >= table.rules.absences_to_free:
             await self._steps.free_seat(table, seat, hand_over=table.on_leave == "computer",
                                         change="freed")
             self._steps.tell(table, TurnTimedOut(table.view(), seat, user_id, "seat_freed"))
-        elif table.settings.timeout_action == "computer":
+        elif table.rules.timeout_action == "computer":
             obs = game.observation(seat)
             agent = self._computers.agent(table, seat, TAKEOVER_LEVEL)
             action = await asyncio.to_thread(choose, agent, obs, game.seed + len(game.history))

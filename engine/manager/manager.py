@@ -28,6 +28,7 @@ from .deadlines import CHORE_CLAIM, PROMISE
 from .due import Due
 from .errors import ManagerError, refuse
 from .events import Listener, Moved, Player, TableView
+from .house_rules import HouseRules
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
@@ -211,13 +212,24 @@ class GameManager:
         return await self.store.games.guild_settings(guild_id)
 
     async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
-        """Change a server's settings (see docs/MANAGER.md); returns the new settings."""
+        """Change a server's settings (see docs/MANAGER.md); returns the new settings.
+
+        Each open table of the server follows them where its game did not choose for
+        itself (a game's own turn timer stays), one at a time under its lock: the change
+        is saved with the table (so the other processes reload it, and its next chore is
+        written again), and a changed timer starts the current turn's time again."""
         rules.check_settings(changes)
         settings = replace(await self.store.games.guild_settings(guild_id), **changes)
         await self.store.games.save_guild_settings(settings, now=self._clock.now())
-        for table in self._tables.all():
-            if table.guild_id == guild_id:
-                table.settings = settings
+        for game_id in [t.id for t in self._tables.all() if t.guild_id == guild_id]:
+            try:
+                async with self._sharing.locked(game_id) as table:
+                    await self._steps.follow_server(table, settings)
+            except ManagerError as exc:
+                if exc.code != "no_such_game":
+                    raise
+                continue  # it ended meanwhile
+            await self._after(table)
         return settings
 
     # -- lobbies -----------------------------------------------------------------------
@@ -234,13 +246,13 @@ class GameManager:
         finished game's other seats to seat at once, in order (a rematch: the lobby is
         never shown half filled). A seat the lobby's rules refuse is left out."""
         rules.check_table_options(on_leave, turn_timer)
-        settings = await self._restorer.settings_for(guild_id, turn_timer)
-        opts = {**settings.defaults.get(game, {}), **(options or {})}
+        server = await self._restorer.server_settings(guild_id)
+        opts = {**server.defaults.get(game, {}), **(options or {})}
         rules.check_game_options(game, opts)
         table = Table(id=0, kind=game, options=opts, status=Status.LOBBY, guild_id=guild_id,
                       channel_id=channel_id, host_id=host.user_id,
                       seats=[Seat(0, host.user_id, host.name)], on_leave=on_leave,
-                      created_at=0.0, settings=settings, turn_timer=turn_timer,
+                      created_at=0.0, rules=HouseRules.of(server, turn_timer),
                       family_seats=family_seats)
         rules.seat_again(table, seat_again)
         table = await self._steps.open_lobby(table)

@@ -9,10 +9,10 @@ checked it when it wrote it.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from ..factory import load, replay
 from ..game import Game
+from .house_rules import HouseRules
 from .status import Status
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
@@ -28,13 +28,17 @@ class Restorer:
         self._store = store
         self._clock = clock
 
-    async def settings_for(self, guild_id: int | None, turn_timer: float | None
-                           ) -> GuildSettings:
-        """A table's settings: its server's, with the game's own turn timer if the host
-        set one (0: none)."""
-        settings = (await self._store.games.guild_settings(guild_id) if guild_id is not None
-                    else GuildSettings(0))
-        return with_timer(settings, turn_timer)
+    async def server_settings(self, guild_id: int | None) -> GuildSettings:
+        """The settings of a table's server as stored now (a table outside any server:
+        the defaults)."""
+        if guild_id is None:
+            return GuildSettings(0)
+        return await self._store.games.guild_settings(guild_id)
+
+    async def rules_for(self, guild_id: int | None, host_timer: float | None) -> HouseRules:
+        """A table's rules: its server's settings, with the host's own turn timer if the
+        host chose one (0: none)."""
+        return HouseRules.of(await self.server_settings(guild_id), host_timer)
 
     async def restore(self, rec: GameRecord, *, check: bool = True) -> Table:
         """The table of a stored record; ``check``: replay the log against the snapshot."""
@@ -42,10 +46,9 @@ class Restorer:
             id=rec.id, kind=rec.kind, options=rec.options, status=rec.status,
             guild_id=rec.guild_id, channel_id=rec.channel_id, host_id=rec.host_id,
             seats=rec.seats, on_leave=rec.on_leave, created_at=rec.created_at,
-            settings=await self.settings_for(rec.guild_id, rec.turn_timer),
+            rules=await self.rules_for(rec.guild_id, rec.turn_timer),
             lobby_deadline=rec.lobby_deadline, turn_deadline=rec.turn_deadline,
-            turn_reminded=rec.turn_reminded, turn_timer=rec.turn_timer,
-            family_seats=rec.family_seats)
+            turn_reminded=rec.turn_reminded, family_seats=rec.family_seats)
         if rec.status is Status.FINISHED and rec.snapshot is not None:
             table.game = load(rec.snapshot)  # how it ended, for a final board owed
         elif rec.status is Status.PLAYING and not check and rec.snapshot is not None:
@@ -108,10 +111,3 @@ def check_snapshot(rec: GameRecord) -> Game:
               len(rec.snapshot["history"]) if rec.snapshot else "none")
     return replayed
 
-
-def with_timer(settings: GuildSettings, turn_timer: float | None) -> GuildSettings:
-    """The server's settings with this game's own turn timer, if the host set one
-    (0: none)."""
-    if turn_timer is None:
-        return settings
-    return replace(settings, turn_timer=turn_timer or None)

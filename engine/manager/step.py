@@ -31,7 +31,7 @@ from .events import (
 )
 from .outbox import Outbox
 from .status import Status
-from .store import ResultRecord, Store
+from .store import GuildSettings, ResultRecord, Store
 from .table import Table, Tables
 from .timers import Clock
 
@@ -66,7 +66,7 @@ class Steps:
             game_id = await self._store.games.create_lobby(
                 table.kind, table.options, table.guild_id, table.channel_id, table.host_id,
                 table.seats, lobby_deadline=table.lobby_deadline, on_leave=table.on_leave,
-                now=now, turn_timer=table.turn_timer, family_seats=table.family_seats)
+                now=now, turn_timer=table.rules.host_timer, family_seats=table.family_seats)
             if game_id is None:
                 raise refuse("channel_busy", "This channel already has a lobby or a game.")
             table.id = game_id
@@ -90,6 +90,21 @@ class Steps:
         await self._store.games.save_lobby(table.id, table.seats,
                                            lobby_deadline=table.lobby_deadline, now=now)
         self.tell(table, LobbyChanged(table.view(), reason))
+
+    async def follow_server(self, table: Table, settings: GuildSettings) -> None:
+        """The server's settings changed: the table follows them where its game did not
+        choose for itself. A turn timer that changed starts the current turn's time again
+        (or stops it). Saved even when nothing changed here, so every process reads the
+        table again with the server's new settings."""
+        before = table.rules.turn_timer
+        table.rules = table.rules.following(settings)
+        now = self._clock.now()
+        if table.status is Status.PLAYING and table.rules.turn_timer != before:
+            table.turn_deadline, table.turn_reminded = turn_deadline_after(table, None, now)
+        await self._store.games.save_timers(table.id, turn_deadline=table.turn_deadline,
+                                            turn_reminded=table.turn_reminded, now=now)
+        if table.status is Status.LOBBY:
+            self.tell(table, LobbyChanged(table.view(), "settings"))
 
     async def cancel_lobby(self, table: Table, reason: str) -> None:
         await self._store.games.set_status(table.id, Status.CANCELLED, now=self._clock.now(),

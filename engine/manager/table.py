@@ -18,9 +18,9 @@ from typing import Any
 from ..game import Game
 from .errors import refuse
 from .events import GameOver, TableView
+from .house_rules import HouseRules
 from .seats import Seat
 from .status import Status
-from .store import GuildSettings
 
 
 @dataclass(eq=False)
@@ -37,12 +37,11 @@ class Table:
     seats: list[Seat]
     on_leave: str
     created_at: float
-    settings: GuildSettings
+    rules: HouseRules  # the turn timer and what it does: the server's, and the host's own
     game: Game | None = None
     lobby_deadline: float | None = None
     turn_deadline: float | None = None
     turn_reminded: bool = False
-    turn_timer: float | None = None  # the host's own for this game (0: none); None: server's
     family_seats: bool = True
 
     @property
@@ -66,7 +65,7 @@ class Table:
             lobby_deadline=self.lobby_deadline,
             turn_deadline=self.turn_deadline,
             created_at=self.created_at,
-            turn_timer=self.settings.turn_timer,
+            turn_timer=self.rules.turn_timer,
             family_seats=self.family_seats,
         )
 
