@@ -12,7 +12,6 @@ from engine.manager.store import DmDoor, DmHand, NewestBoard
 
 from .conftest import OpenStore
 
-
 ROUNDS = 100  # concurrent claims in the race test
 
 
