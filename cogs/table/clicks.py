@@ -175,8 +175,8 @@ class TableClicks:
         table = self._manager.get(game_id)
         lang = self._prefs.guild_lang(table.guild_id)
         opened = None
-        if (self._prefs.uses_threads(table.guild_id) and table.status is Status.LOBBY
-                and user_id == table.host_id and len(table.seats) >= 2):  # (else refused)
+        if self._prefs.uses_threads(table.guild_id) and self._manager.may_start(game_id,
+                                                                                user_id):
             opened = await self._posts.open_thread(table, lang)
         thread = opened[0] if opened is not None else None
         try:

@@ -113,6 +113,10 @@ class Moved(Event):
     #: (the Discord side: "dm", "channel", "command"); None for the others. The manager
     #: only passes it on, for whoever counts moves.
     via: str | None = field(default=None, kw_only=True)
+    #: the seat to move after this one can only pass, and that pass follows at once (the
+    #: next ``Moved``): this moment is gone before anyone could act on it, so a transport
+    #: shows it together with the pass rather than as a turn of its own
+    passes_next: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import IllegalAction
+from ..errors import IllegalAction, Refusal
 from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
@@ -80,8 +80,8 @@ class GameManager:
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
-                        self._clock, interval=timer_interval, tally=self.tally)
+        self._due = Due(self._sharing, self._steps, self._computers, self._clock,
+                        interval=timer_interval, tally=self.tally)
         self._restorer = restorer
 
     @property
@@ -322,6 +322,16 @@ class GameManager:
         await self._after(table)
         return table.view()
 
+    def may_start(self, game_id: int, user_id: int) -> bool:
+        """Whether ``start_game`` would let ``user_id`` start this lobby now (the one rule,
+        ``lobby.check_start``): a transport that prepares a start (the Discord side opens
+        the game's thread) asks this first, and ``start_game`` says why not."""
+        try:
+            rules.check_start(self._tables.find(game_id), user_id)
+        except Refusal:
+            return False
+        return True
+
     async def start_game(self, game_id: int, user_id: int, *,
                          channel_id: int | None = None) -> TableView:
         """Deal (Kids) or roll off (Dice) and begin. Host only, 2 to 4 seats.
@@ -438,8 +448,7 @@ class GameManager:
     async def _after(self, table: Table) -> None:
         """After a change, its lock let go: a computer to move gets its player thinking,
         an ended game lets its players go, and the queued events are told."""
-        self._computers.tidy(table)
-        await self._outbox.flush(table.id)
+        await self._computers.after(table)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

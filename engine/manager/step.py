@@ -10,7 +10,6 @@ without it): not committed means not accepted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..factory import replay
 from ..game import Game
@@ -166,7 +165,6 @@ class Steps:
         listeners hear of things in the order they happened. ``via``: where a person's move
         came from, passed on in ``Moved.via``."""
         game = table.playing()
-        before_hands = _hands(table, game)
         turn_before = game.current_seat
         ply = len(game.history)
         change(game)  # raises IllegalAction without changing anything
@@ -176,30 +174,28 @@ class Steps:
             self.tell(table, preface(table.view()))
         spectator = game.observation(None)
         last = spectator["last"]
+        passes_next = must_pass(table)
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
                       last["placed"] if last else None, last["removed"] if last else None, ply,
-                      via=via)
+                      via=via, passes_next=passes_next)
         self.tell(table, moved)
         view = moved.table
-        # A card played or exchanged means a card drawn, even when the new card is another
-        # copy of the one that left (the same hand, but a fresh DM the player waits for).
-        drew = seat if "@" in entry or entry.startswith("dead:") else None
-        for s, hand in _hands(table, game).items():
-            if hand != before_hands.get(s) or s == drew:
-                uid = table.seats[s].user_id
-                assert uid is not None
-                self.tell(table, HandChanged(view, s, uid, game.observation(s)))
+        for s in sorted(set().union(*(game.hands_changed(e, seat)
+                                      for e in game.history[ply:]))):
+            held = table.seats[s]
+            if held.level is None and not held.left:  # a person still at the table
+                assert held.user_id is not None
+                self.tell(table, HandChanged(view, s, held.user_id, game.observation(s)))
         if game.is_over:
             self.tell(table, table.ending())
-        else:
+        elif not passes_next:
             self._announce_turn(table)
         return moved
 
     async def settle_forced(self, table: Table) -> None:
         """Apply forced passes (the only legal action), recorded like any action."""
-        game = table.game
-        while (table.status is Status.PLAYING and game is not None and not game.is_over
-               and game.legal_actions() == ["pass"]):
+        while must_pass(table):
+            game = table.playing()
             seat = game.current_seat
             assert seat is not None
             await self.step(table, seat, applying("pass"), by="auto",
@@ -261,7 +257,7 @@ class Steps:
         """Prompt the person whose turn it now is (not for a forced pass)."""
         game = table.playing()
         seat = game.current_seat
-        if seat is not None and table.is_person(seat) and game.legal_actions() != ["pass"]:
+        if seat is not None and table.is_person(seat) and not must_pass(table):
             uid = table.seats[seat].user_id
             assert uid is not None
             self.tell(table, TurnStarted(table.view(), seat, uid, game.observation(seat)))
@@ -284,13 +280,13 @@ def applying(action: str) -> Callable[[Game], None]:
     return apply
 
 
-def _hands(table: Table, game: Game) -> dict[int, Any]:
-    """What each person privately holds (Kids hands), to notice a changed hand."""
-    hands = getattr(game, "hands", None)
-    if hands is None:
-        return {}
-    return {s.index: list(hands[s.index]) for s in table.seats
-            if s.level is None and not s.left}
+def must_pass(table: Table) -> bool:
+    """The seat to move can only pass (Kids: only dead cards, and no exchange left this
+    turn): the pass is made for it at once, under the same lock (``settle_forced``), so
+    nobody is ever asked to make it, and the moment before it is never a turn to show."""
+    game = table.game
+    return (table.status is Status.PLAYING and game is not None and not game.is_over
+            and game.legal_actions() == ["pass"])
 
 
 def _results(table: Table, game: Game) -> list[ResultRecord]:

@@ -90,6 +90,9 @@ _NEWEST = {
     "sqlite": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?",
 }
 
+#: how many free hand messages one claim tries before it settles for a new DM
+CLAIM_TRIES = 5
+
 
 def _now(now: float | None) -> float:
     return time.time() if now is None else now
@@ -296,13 +299,24 @@ class Posted:
                 " WHERE game_id = ? AND seat = ?", (game_id, seat))
             if own is not None:
                 return DmHand(game_id, seat, int(own[0]), int(own[1]), int(own[2]), str(own[3]))
-            free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
-            if free is None:
-                return None
-            await db.execute(
-                "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
-                " WHERE game_id = ? AND seat = ?", (game_id, seat, _now(now), free[0], free[1]))
-            return DmHand(game_id, seat, user_id, int(free[2]), int(free[3]))
+            for _ in range(CLAIM_TRIES):
+                free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
+                if free is None:
+                    return None
+                # Taken only if it still belongs to a game that is over, asked again now
+                # that the row is locked: on PostgreSQL another process may have claimed it
+                # between this look's snapshot and its lock, and the lock then follows the
+                # row to its new version without asking ``games`` again (the look's join
+                # keeps what it saw). The UPDATE's own snapshot sees that claim.
+                taken = await db.fetchone(
+                    "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
+                    " WHERE game_id = ? AND seat = ? AND message_id = ? AND NOT EXISTS ("
+                    "SELECT 1 FROM games g WHERE g.id = dm_hands.game_id"
+                    " AND g.status IN " + OPEN_SQL + ") RETURNING message_id",
+                    (game_id, seat, _now(now), free[0], free[1], free[3]))
+                if taken is not None:
+                    return DmHand(game_id, seat, user_id, int(free[2]), int(free[3]))
+            return None  # every free message went to other games meanwhile: a new DM
 
         return await self._db.write(work)
 
