@@ -37,6 +37,7 @@ from .table.replies import (
     refusals,
     reply,
 )
+from .table.requests import request_of
 from .table.watch import via
 
 log = logging.getLogger(__name__)
@@ -210,10 +211,12 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                 raise refusal("need_space" if card else "malformed")
             lang = speaker_lang(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            await self.manager.submit(table.game_id, interaction.user.id, action,
-                                      via=via(interaction))
-            await reply(interaction, t("prompt.played", lang,
-                                                   move=describe(action, lang)))
+            moved = await self.manager.submit(table.game_id, interaction.user.id, action,
+                                              via=via(interaction),
+                                              request_id=request_of(interaction))
+            await reply(interaction, t("prompt.kept" if moved.kept_after_doubt
+                                       else "prompt.played", lang,
+                                       move=describe(action, lang)))
 
     @staticmethod
     def action_from(game: str, card: str | None, space: str | None) -> str | None:

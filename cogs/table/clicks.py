@@ -38,6 +38,7 @@ from .replies import (
     refusals,
     reply,
 )
+from .requests import request_of
 from .watch import via
 
 log = logging.getLogger(__name__)
@@ -286,8 +287,9 @@ class TableClicks:
                 self._dms.shown_by_click(game_id, mover, ply)
             await interaction.response.defer()
             try:
-                await self._manager.submit(game_id, interaction.user.id, action,
-                                           expected_ply=ply, via=via(interaction))
+                moved = await self._manager.submit(game_id, interaction.user.id, action,
+                                                   expected_ply=ply, via=via(interaction),
+                                                   request_id=request_of(interaction))
             except BaseException as exc:
                 if mover is not None:
                     self._dms.not_shown_by_click(game_id, mover, ply)
@@ -296,7 +298,8 @@ class TableClicks:
                     # shows the hand as it is, and the refusal says why
                     await self._hand_again(interaction, table, seat, lang)
                 raise
-            played = t("prompt.played", lang, move=describe(action, lang))
+            played = t("prompt.kept" if moved.kept_after_doubt else "prompt.played", lang,
+                       move=describe(action, lang))
             if mover is not None:
                 await self._in_place.played(interaction, game_id, mover, ply, played, lang)
                 return
@@ -348,7 +351,8 @@ class TableClicks:
             if not rolled_already:
                 # (already rolled: e.g. the prompt was lost in a restart; offer it again)
                 await self._manager.submit(game_id, interaction.user.id, "roll",
-                                           expected_ply=ply, via=via(interaction))
+                                           expected_ply=ply, via=via(interaction),
+                                           request_id=request_of(interaction))
             table = self._manager.get(game_id)
             obs = self._manager.observation_for(game_id, interaction.user.id)
             roll = obs.get("last_roll")

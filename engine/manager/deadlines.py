@@ -65,6 +65,10 @@ def next_chore(table: Table | None, now: float, *, computer_delay: float = 0.0,
         return Chore(WAIT, None)
     if table.status is Status.LOBBY:
         return Chore(LOBBY_TIMEOUT, table.lobby_deadline)
+    if table.must_pass:
+        # a forced pass is made in the change before it, under its lock; one left undone
+        # (the database went away between the two commits) is due at once
+        return Chore(LOOK, now)
     if table.computer_to_move:
         # due at once: only the claim keeps the others off while this process plays it
         # (after its pause, ``computer_delay``, which whoever takes it over pauses too)

@@ -101,6 +101,8 @@ class Due:
         await self._computers.after(table)
 
     async def do(self, table: Table, now: float) -> None:
+        # a forced pass left undone (the database went away after the move before it)
+        await self._steps.settle_forced(table)
         # after a long stop a reminder and the timer may both be due: in order, then stop
         for _ in range(2):
             chore = next_chore(table, now)

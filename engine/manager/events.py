@@ -117,6 +117,9 @@ class Moved(Event):
     #: next ``Moved``): this moment is gone before anyone could act on it, so a transport
     #: shows it together with the pass rather than as a turn of its own
     passes_next: bool = field(default=False, kw_only=True)
+    #: its commit got no answer (the connection broke after COMMIT was sent) and the store,
+    #: asked afterwards by the move's request id, had kept it: told late, but true
+    kept_after_doubt: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
 from .deadlines import CHORE_CLAIM, PROMISE
+from .doubt import DOUBT_WAIT, Doubts
 from .due import Due
 from .errors import ManagerError, refuse
 from .events import Listener, Moved, Player, TableView
@@ -35,7 +36,7 @@ from .seats import Seat
 from .sharing import RESYNC_INTERVAL, sharing_for
 from .status import Status
 from .step import Steps, applying
-from .store import GameRecord, GuildSettings, Store
+from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
 from .tally import Tally
 from .timers import Clock, SystemClock
@@ -59,9 +60,12 @@ class GameManager:
         claim: float = CHORE_CLAIM,
         promise: float = PROMISE,
         resync_every: float = RESYNC_INTERVAL,
+        doubt_wait: float = DOUBT_WAIT,
     ) -> None:
         """``claim``, ``promise``, ``resync_every``: the times several processes on one
-        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
+        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them.
+        ``doubt_wait``: seconds a change whose commit got no answer waits for the
+        database to say what it kept (``doubt``)."""
         self.store = store
         self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
@@ -76,6 +80,7 @@ class GameManager:
                                     promise=promise, resync_every=resync_every,
                                     tally=self.tally)
         self._steps = Steps(store, self._clock, self._tables, self._outbox,
+                            Doubts(store, self._sharing.hold_again, wait=doubt_wait),
                             lobby_idle=lobby_idle)
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
@@ -349,26 +354,48 @@ class GameManager:
     # -- turns -------------------------------------------------------------------------
 
     async def submit(self, game_id: int, user_id: int, action: str, *,
-                     expected_ply: int | None = None, via: str | None = None) -> Moved:
+                     expected_ply: int | None = None, via: str | None = None,
+                     request_id: str | None = None) -> Moved:
         """Play ``action`` for the user's seat. Raises a typed error and changes nothing
-        when it is not allowed. ``via``: where the move came from (``Moved.via``)."""
-        async with self._sharing.locked(game_id) as table:
-            game = table.playing()
-            seat = table.person_seat(user_id)
-            if seat is None:
-                raise refuse("not_a_player", "You are not playing in this game.")
-            if expected_ply is not None and expected_ply != len(game.history):
-                raise refuse("already_played", "That move was already played.",
-                             ply=len(game.history))
-            if game.current_seat != seat:
-                raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
-            if not isinstance(action, str):
-                raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
-            table.change_seat(seat, absences=0)
-            moved = await self._steps.step(table, seat, applying(action), by="player",
-                                           user_id=user_id, seats_changed=True, via=via)
-            await self._steps.settle_forced(table)
+        when it is not allowed. ``via``: where the move came from (``Moved.via``).
+
+        ``request_id``: the transport's unique id of the request (a Discord interaction's
+        id, an Activity's tap), stored with the move: the same request delivered or
+        retried again is refused as ``already_played``, never applied twice, and a commit
+        whose answer was lost is looked up by it (``doubt``): the move was kept
+        (``Moved.kept_after_doubt``), or ``StoreUnavailable`` (nothing changed), or
+        ``CommitUnknown`` (the database did not answer in time to tell)."""
+        moved: Moved | None = None
+        try:
+            async with self._sharing.locked(game_id) as table:
+                game = table.playing()
+                seat = table.person_seat(user_id)
+                try:
+                    rules.check_turn(game, seat, expected_ply)
+                    assert seat is not None
+                    if not isinstance(action, str):
+                        raise IllegalAction("malformed",
+                                            "An action is text such as lion@B3 or roll.")
+                    table.change_seat(seat, absences=0)
+                    moved = await self._steps.step(table, seat, applying(action),
+                                                   by="player", user_id=user_id,
+                                                   seats_changed=True, via=via,
+                                                   request_id=request_id)
+                except Refusal:
+                    # refused as it stands now: because this very request was played?
+                    if request_id is not None and await self.store.games.ply_of_request(
+                            game_id, request_id) is not None:
+                        raise refuse("already_played", "That move was already played.",
+                                     ply=len(game.history)) from None
+                    raise
+                await self._steps.settle_forced(table)
+        except StoreUnavailable:
+            if moved is None:
+                raise
+            # the move is stored; only a forced pass after it is not: that pass is the
+            # table's next chore (done at the first look once the database answers)
         await self._after(table)
+        assert moved is not None
         return moved
 
     async def resign(self, game_id: int, user_id: int, seat: int | None = None) -> TableView:
@@ -454,6 +481,7 @@ class GameManager:
         """Held while a table is shown again after a restart or a take-over, so two
         processes never both post what its channel is missing (a no-op on one process)."""
         return self._sharing.showing(game_id)
+
 
 
 __all__ = ["GameManager", "ManagerError"]

@@ -4,7 +4,8 @@ Called with the table's lock held (``sharing``). The engine step comes first and
 without changing anything when the move is illegal; the commit is one store transaction;
 the events are queued only after it, so a listener never hears of a move that is not
 saved. A commit that fails undoes the engine step (the game is replayed from its log
-without it): not committed means not accepted.
+without it): not committed means not accepted. A commit whose answer was lost is neither:
+the store is asked what it kept (``doubt``), and the step goes on or is undone by that.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from ..factory import replay
 from ..game import Game
 from .deadlines import turn_deadline_after
+from .doubt import Doubts, own_request
 from .errors import refuse
 from .events import (
     Event,
@@ -30,7 +32,7 @@ from .events import (
 )
 from .outbox import Outbox
 from .status import Status
-from .store import GuildSettings, ResultRecord, Store
+from .store import CommitUnknown, GuildSettings, IntegrityError, ResultRecord, Store
 from .table import Table, Tables
 from .timers import Clock
 
@@ -40,12 +42,14 @@ TAKEOVER_LEVEL = "medium"  # the computer player that takes a seat a person left
 class Steps:
     """The changes a table goes through, each committed before it is told."""
 
-    def __init__(self, store: Store, clock: Clock, tables: Tables, outbox: Outbox, *,
-                 lobby_idle: float) -> None:
+    def __init__(self, store: Store, clock: Clock, tables: Tables, outbox: Outbox,
+                 doubts: Doubts, *, lobby_idle: float) -> None:
+        """``doubts``: asks the store what a commit whose answer was lost did."""
         self._store = store
         self._clock = clock
         self._tables = tables
         self._outbox = outbox
+        self._doubts = doubts
         self.lobby_idle = lobby_idle
 
     def tell(self, table: Table, event: Event) -> None:
@@ -157,18 +161,22 @@ class Steps:
         seats_changed: bool = False,
         preface: Callable[[TableView], Event] | None = None,
         via: str | None = None,
+        request_id: str | None = None,
     ) -> Moved:
         """Engine, commit, queue the announcements.
 
         ``preface``: the event that says why this step happened (a player resigned, the
         timer ran out), queued before the move and whatever follows it (the game's end), so
         listeners hear of things in the order they happened. ``via``: where a person's move
-        came from, passed on in ``Moved.via``."""
+        came from, passed on in ``Moved.via``. ``request_id``: the request that made it
+        (stored with it; None: the manager's own), so a second delivery is refused and a
+        commit whose answer was lost is looked up (``doubt``)."""
         game = table.playing()
         turn_before = game.current_seat
         ply = len(game.history)
         change(game)  # raises IllegalAction without changing anything
-        await self._commit(table, turn_before, ply, seat, seats_changed)
+        doubted = await self._commit(table, turn_before, ply, seat, seats_changed,
+                                     request_id=request_id)
         entry = game.history[ply]
         if preface is not None:
             self.tell(table, preface(table.view()))
@@ -177,7 +185,7 @@ class Steps:
         passes_next = must_pass(table)
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
                       last["placed"] if last else None, last["removed"] if last else None, ply,
-                      via=via, passes_next=passes_next)
+                      via=via, passes_next=passes_next, kept_after_doubt=doubted)
         self.tell(table, moved)
         view = moved.table
         for s in sorted(set().union(*(game.hands_changed(e, seat)
@@ -233,25 +241,43 @@ class Steps:
     # -- the commit ----------------------------------------------------------------------
 
     async def _commit(self, table: Table, turn_before: int | None, ply: int,
-                      seat: int | None, seats_changed: bool) -> None:
+                      seat: int | None, seats_changed: bool, *,
+                      request_id: str | None = None) -> bool:
         """The engine's new entries since ``ply``, the snapshot and the deadlines in one
-        transaction; if it fails, the game goes back to ``ply``."""
+        transaction; if it is not stored, the game goes back to ``ply``. True when the
+        commit got no answer and the store, asked afterwards, had kept it (``doubt``).
+
+        ``request_id`` (None: one of the manager's own) is stored with the first entry:
+        a request already stored in this game is refused as ``already_played``."""
         game = table.playing()
         now = self._clock.now()
         entries = [(p, seat, game.history[p]) for p in range(ply, len(game.history))]
         results = _results(table, game) if game.is_over else None
         table.turn_deadline, table.turn_reminded = turn_deadline_after(table, turn_before, now)
+        request_id = request_id or own_request()
+        doubted = False
         try:
-            await self._store.games.record(
-                table.id, entries, game.to_dict(), now=now, turn_deadline=table.turn_deadline,
-                turn_reminded=table.turn_reminded,
-                seats=table.seats if seats_changed or results is not None else None,
-                results=results, end_reason=game.end_reason)
+            try:
+                await self._store.games.record(
+                    table.id, entries, game.to_dict(), now=now,
+                    turn_deadline=table.turn_deadline, turn_reminded=table.turn_reminded,
+                    seats=table.seats if seats_changed or results is not None else None,
+                    results=results, end_reason=game.end_reason, request_id=request_id)
+            except CommitUnknown as unknown:
+                await self._doubts.settle(table.id, request_id, len(game.history) - 1,
+                                          unknown)
+                doubted = True
+            except IntegrityError:
+                if await self._store.games.ply_of_request(table.id, request_id) is None:
+                    raise
+                raise refuse("already_played", "That move was already played.",
+                             ply=ply) from None
         except BaseException:
             undo(table, ply)
             raise
         if game.is_over:
             self._tables.close(table, Status.FINISHED)
+        return doubted
 
     def _announce_turn(self, table: Table) -> None:
         """Prompt the person whose turn it now is (not for a forced pass)."""
@@ -281,12 +307,8 @@ def applying(action: str) -> Callable[[Game], None]:
 
 
 def must_pass(table: Table) -> bool:
-    """The seat to move can only pass (Kids: only dead cards, and no exchange left this
-    turn): the pass is made for it at once, under the same lock (``settle_forced``), so
-    nobody is ever asked to make it, and the moment before it is never a turn to show."""
-    game = table.game
-    return (table.status is Status.PLAYING and game is not None and not game.is_over
-            and game.legal_actions() == ["pass"])
+    """The seat to move can only pass (``Table.must_pass``)."""
+    return table.must_pass
 
 
 def _results(table: Table, game: Game) -> list[ResultRecord]:

@@ -106,6 +106,16 @@ class Table:
         return (self.status is Status.PLAYING and game is not None and not game.is_over
                 and game.current_seat is not None and not self.is_person(game.current_seat))
 
+    @property
+    def must_pass(self) -> bool:
+        """The seat to move can only pass (Kids: only dead cards, and no exchange left this
+        turn): the pass is made for it at once, under the same lock
+        (``Steps.settle_forced``), so nobody is ever asked to make it, and the moment
+        before it is never a turn to show."""
+        game = self.game
+        return (self.status is Status.PLAYING and game is not None and not game.is_over
+                and game.legal_actions() == ["pass"])
+
     def ending(self) -> GameOver:
         """How the game ended, as its ``GameOver`` tells it (the game is over)."""
         game = self.game

@@ -81,6 +81,13 @@ class Sharing(Protocol):
         """Write ``game_id``'s next chore now (its lock held): after a chore that changed
         nothing, so the claim goes."""
 
+    async def hold_again(self, game_id: int, last_ply: int) -> bool:
+        """After a commit whose answer was lost, found kept (``doubt``): hold the game's
+        lock again (it went with the connection) and say whether the stored game still
+        ends at ``last_ply``. False: it went on meanwhile (another process changed it),
+        and this process's table has been read again."""
+        ...
+
     async def delivered(self, game_id: int) -> None:
         """Every event of ``game_id`` queued here was told."""
 

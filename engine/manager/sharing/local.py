@@ -94,6 +94,9 @@ class OneProcess:
     async def schedule(self, game_id: int) -> None:
         self._schedule(game_id)
 
+    async def hold_again(self, game_id: int, last_ply: int) -> bool:
+        return True  # (never asked: a SQLite commit always answers) nobody else changes it
+
     async def delivered(self, game_id: int) -> None:
         pass  # nobody else would show it
 

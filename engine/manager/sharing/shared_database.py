@@ -165,6 +165,7 @@ class SharedDatabase:
         db = store.database
         assert isinstance(db, PostgresDatabase)
         self.games = SharedGames(db)
+        self._log = store.games
         self._tables = tables
         self._restorer = restorer
         self._outbox = outbox
@@ -319,6 +320,13 @@ class SharedDatabase:
 
     async def schedule(self, game_id: int) -> None:
         await self.games.schedule(game_id, self._chore_row(game_id), self.owner)
+
+    async def hold_again(self, game_id: int, last_ply: int) -> bool:
+        await self.games.hold_again(game_id)
+        if await self._log.last_ply(game_id) == last_ply:
+            return True
+        await self._reload(game_id)  # another process went on: its table as stored
+        return False
 
     async def delivered(self, game_id: int) -> None:
         """The promise written with the change is kept. (Not while the lock is held: a

@@ -35,6 +35,7 @@ from ..seats import Seat
 from .backend import (
     MIGRATIONS,
     POSTGRES_MIGRATIONS,
+    CommitUnknown,
     Database,
     IntegrityError,
     SchemaTooNew,
@@ -194,6 +195,7 @@ __all__ = [
     "DEFAULT_PATH",
     "MIGRATIONS",
     "POSTGRES_MIGRATIONS",
+    "CommitUnknown",
     "Database",
     "DmDoor",
     "DmHand",

@@ -71,6 +71,19 @@ class StoreUnavailable(StoreError):
         self.params: dict[str, object] = {}
 
 
+class CommitUnknown(StoreUnavailable):
+    """The database went away after a write's COMMIT was sent and before it answered (the
+    connection cut, the server stopped): the write may be stored or not, and only the
+    database can say which once it answers again. Whoever made the write asks it (a move
+    by its request id: ``GameLog.ply_of_request``) instead of guessing. Never raised by
+    SQLite, whose commits are answered by the file itself.
+
+    Reaching a person, it says what is true: the bot cannot tell yet whether the change
+    was kept (``error.store_unsure``)."""
+
+    code = "store_unsure"
+
+
 class SchemaTooNew(StoreError):
     """The database was written by a newer version of the bot than this one."""
 

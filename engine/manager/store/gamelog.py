@@ -190,18 +190,25 @@ class GameLog:
         seats: Sequence[Seat] | None = None,
         results: Sequence[ResultRecord] | None = None,
         end_reason: str | None = None,
+        request_id: str | None = None,
     ) -> None:
         """Commit accepted history entries ``(ply, seat, action)`` with the new snapshot,
-        in one transaction. With ``results`` the game is finished in the same commit."""
+        in one transaction. With ``results`` the game is finished in the same commit.
+        ``request_id``: the request that made the change, stored with its first entry
+        (``ply_of_request`` finds it again); a request already stored in this game is an
+        ``IntegrityError``, and nothing is written."""
         status = (Status.FINISHED if results is not None else Status.PLAYING).value
         snapshot_json = dumps(snapshot)
         seat_rows = [(s.user_id, s.level, s.name, s.left, s.resigned, s.absences, s.guardian,
                       game_id, s.index) for s in seats or ()]
+        first = min((ply for ply, _, _ in entries), default=None)
 
         async def work(db: Tx) -> None:
             await db.executemany(
-                "INSERT INTO actions (game_id, ply, seat, action, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, ply, seat, action, now) for ply, seat, action in entries],
+                "INSERT INTO actions (game_id, ply, seat, action, at, request_id)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, ply, seat, action, now, request_id if ply == first else None)
+                 for ply, seat, action in entries],
             )
             await db.execute(
                 "UPDATE games SET snapshot = ?, status = ?, turn_deadline = ?,"
@@ -355,6 +362,20 @@ class GameLog:
             await db.execute("UPDATE games SET end_shown = ? WHERE id = ?", (True, game_id))
 
         await self._db.write(work)
+
+    async def ply_of_request(self, game_id: int, request_id: str) -> int | None:
+        """The ply of the move that ``request_id`` made in this game, if the store holds
+        it: what a commit whose answer was lost really did."""
+        row = await self._db.fetchone(
+            "SELECT ply FROM actions WHERE game_id = ? AND request_id = ?",
+            (game_id, request_id))
+        return None if row is None else int(row[0])
+
+    async def last_ply(self, game_id: int) -> int:
+        """The ply of the game's last stored move (-1: none yet)."""
+        row = await self._db.fetchone("SELECT MAX(ply) FROM actions WHERE game_id = ?",
+                                      (game_id,))
+        return -1 if row is None or row[0] is None else int(row[0])
 
     async def history(self, game_id: int) -> list[tuple[int, int | None, str, float]]:
         """The action log of a game: (ply, seat, action, at)."""

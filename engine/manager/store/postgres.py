@@ -37,6 +37,7 @@ import asyncpg
 
 from .backend import (
     POSTGRES_MIGRATIONS,
+    CommitUnknown,
     IntegrityError,
     Row,
     SchemaTooNew,
@@ -152,6 +153,24 @@ def _held() -> _Held | None:
     return None
 
 
+def hold_on(conn: asyncpg.Connection) -> None:
+    """This task's held connection broke, and the game's lock with it: ``conn`` holds the
+    lock again and carries the rest of the change (``shared.SharedGames.hold_again``)."""
+    held = _held()
+    if held is None:
+        raise RuntimeError("this task holds no game's lock")
+    held.conn = conn
+
+
+def broken(conn: asyncpg.Connection) -> bool:
+    """Whether a connection went (cut, or the server gone): asyncpg's pool then takes it
+    back at once, and a held one answers nothing any more."""
+    try:
+        return bool(conn.is_closed())
+    except asyncpg.InterfaceError:  # released to the pool when it broke
+        return True
+
+
 def held_connection() -> asyncpg.Connection | None:
     """The connection holding a game's lock, if this very task holds one.
 
@@ -233,9 +252,11 @@ class PostgresDatabase:
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
         """The connection holding a game's lock if this task holds one (its reads and
-        writes go there: see ``shared``), else one from the pool."""
+        writes go there: see ``shared``), else one from the pool. (One that broke holds
+        nothing any more: asking the database what a lost commit did then goes to the
+        pool.)"""
         held = held_connection()
-        if held is not None:
+        if held is not None and not broken(held):
             yield held
             return
         async with self._pool.acquire() as conn:
@@ -340,16 +361,37 @@ class PostgresDatabase:
     # -- writing -----------------------------------------------------------------------
 
     async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-        """One transaction on a pooled connection; returns after its COMMIT."""
+        """One transaction on a pooled connection; returns after its COMMIT.
+
+        A database that goes away before COMMIT is sent leaves nothing written
+        (``StoreUnavailable``); one that goes away after it was sent and before it
+        answered may have written it or not (``CommitUnknown``): only the database can
+        tell, once it answers again."""
         held = _held()
         with self.faults():
-            async with self._connection() as conn, conn.transaction():
-                if held is not None and held.also is not None:
-                    await conn.execute(held.also[0], *held.also[1])
-                result = await work(PostgresTx(conn))
-                if held is not None and held.after is not None:
-                    for sql, args in held.after():
-                        await conn.execute(sql, *args)
+            async with self._connection() as conn:
+                tx = conn.transaction()
+                await tx.start()
+                try:
+                    if held is not None and held.also is not None:
+                        await conn.execute(held.also[0], *held.also[1])
+                    result = await work(PostgresTx(conn))
+                    if held is not None and held.after is not None:
+                        for sql, args in held.after():
+                            await conn.execute(sql, *args)
+                except BaseException:
+                    # (a connection that broke took its transaction with it)
+                    with contextlib.suppress(Exception):
+                        await tx.rollback()
+                    raise
+                try:
+                    await tx.commit()
+                except Exception as exc:
+                    reason = unavailable_reason(exc)
+                    if reason is None:
+                        raise
+                    self.outages.failed(reason)
+                    raise CommitUnknown(reason) from exc
                 return result
 
 

@@ -40,7 +40,9 @@ from .postgres import (
     LOCK_WAIT,
     SESSION_PREFIX,
     PostgresDatabase,
+    broken,
     held_connection,
+    hold_on,
     holding,
 )
 
@@ -154,15 +156,34 @@ class SharedGames:
                                    timeout=LOCK_WAIT)
                 try:
                     with holding(conn, also, after if chore is not None else None):
-                        yield
+                        try:
+                            yield
+                        finally:
+                            again = held_connection()
+                            if again is not None and again is not conn:  # (hold_again)
+                                await _unlock(again, space, game_id)
+                                await self._db.pool.release(again)
                 finally:
-                    # a connection that broke lost its lock with its session: nothing to
-                    # undo
-                    with contextlib.suppress(asyncpg.PostgresError, OSError,
-                                             asyncpg.InterfaceError,
-                                             asyncpg.exceptions.InternalClientError):
-                        await conn.execute("SELECT pg_advisory_unlock($1, $2)", space,
-                                           game_id)
+                    await _unlock(conn, space, game_id)
+
+    async def hold_again(self, game_id: int) -> None:
+        """This task's lock of ``game_id`` went with its connection (a commit whose answer
+        was lost): take it again on another connection, which carries the rest of the
+        change and is let go with the lock. (A connection still open still holds it.)"""
+        held = held_connection()
+        if held is None:
+            raise RuntimeError(f"this task does not hold game {game_id}'s lock")
+        if not broken(held):
+            return
+        with self._db.faults():
+            conn = await self._db.pool.acquire()
+            try:
+                await conn.execute("SELECT pg_advisory_lock($1, $2)", GAME_LOCKS, game_id,
+                                   timeout=LOCK_WAIT)
+            except BaseException:
+                await self._db.pool.release(conn)
+                raise
+        hold_on(conn)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a process shows a table again (after a restart, or taking over)."""
@@ -312,3 +333,11 @@ class SharedGames:
         if listener is not None and not listener.is_closed():
             with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
                 await listener.close()
+
+
+async def _unlock(conn: asyncpg.Connection, space: int, game_id: int) -> None:
+    """Let a game's lock go (a connection that broke lost it with its session: nothing to
+    undo then)."""
+    with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError,
+                             asyncpg.exceptions.InternalClientError):
+        await conn.execute("SELECT pg_advisory_unlock($1, $2)", space, game_id)
