@@ -1,4 +1,4 @@
-"""The rules of the table: who may sit down, leave, start, remove, move; the settings' checks.
+"""The lobby's rules and the settings' checks: who may sit down, leave, start, remove.
 
 Plain functions over a ``Table``: each checks, then changes the table's seats or refuses
 with a ``ManagerError`` and changes nothing. Saving and telling are the manager's
@@ -11,7 +11,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..game import Game
 from ..options import GAMES, normalise_options
 from .errors import ManagerError, refuse
 from .events import COMPUTER_LEVELS, Player
@@ -216,15 +215,3 @@ def quitting_seat(table: Table, user_id: int, seat: int | None) -> int:
         raise refuse("which_seat", "You hold several seats: say which.",
                      seats=", ".join(f"{i + 1} ({table.seats[i].name})" for i in held))
     return held[0]
-
-
-def check_turn(game: Game, seat: int | None, expected_ply: int | None) -> None:
-    """A person's move may be made: they hold a seat, the button was drawn for the game as
-    it is (``expected_ply``), and it is that seat's turn."""
-    if seat is None:
-        raise refuse("not_a_player", "You are not playing in this game.")
-    if expected_ply is not None and expected_ply != len(game.history):
-        raise refuse("already_played", "That move was already played.",
-                     ply=len(game.history))
-    if game.current_seat != seat:
-        raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)

@@ -16,10 +16,9 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
-from ..errors import IllegalAction, Refusal
+from ..errors import Refusal
 from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
@@ -33,9 +32,10 @@ from .house_rules import HouseRules
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
+from .server_settings import ServerSettings
 from .sharing import RESYNC_INTERVAL, sharing_for
 from .status import Status
-from .step import Steps, applying
+from .step import Steps
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
 from .tally import Tally
@@ -62,10 +62,8 @@ class GameManager:
         resync_every: float = RESYNC_INTERVAL,
         doubt_wait: float = DOUBT_WAIT,
     ) -> None:
-        """``claim``, ``promise``, ``resync_every``: the times several processes on one
-        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them.
-        ``doubt_wait``: seconds a change whose commit got no answer waits for the
-        database to say what it kept (``doubt``)."""
+        """``claim``, ``promise``, ``resync_every``, ``doubt_wait``: the times several
+        processes on one PostgreSQL keep to (``deadlines``, ``sharing``, ``doubt``)."""
         self.store = store
         self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
@@ -88,6 +86,8 @@ class GameManager:
         self._due = Due(self._sharing, self._steps, self._computers, self._clock,
                         interval=timer_interval, tally=self.tally)
         self._restorer = restorer
+        self._settings = ServerSettings(store, self._tables, self._sharing, self._steps,
+                                        self._clock, self._after)
 
     @property
     def clock(self) -> Clock:
@@ -214,28 +214,13 @@ class GameManager:
     # -- settings ----------------------------------------------------------------------
 
     async def guild_settings(self, guild_id: int) -> GuildSettings:
-        return await self.store.games.guild_settings(guild_id)
+        return await self._settings.of(guild_id)
 
     async def set_guild_settings(self, guild_id: int, **changes: Any) -> GuildSettings:
-        """Change a server's settings (see docs/MANAGER.md); returns the new settings.
-
-        Each open table of the server follows them where its game did not choose for
-        itself (a game's own turn timer stays), one at a time under its lock: the change
-        is saved with the table (so the other processes reload it, and its next chore is
-        written again), and a changed timer starts the current turn's time again."""
-        rules.check_settings(changes)
-        settings = replace(await self.store.games.guild_settings(guild_id), **changes)
-        await self.store.games.save_guild_settings(settings, now=self._clock.now())
-        for game_id in [t.id for t in self._tables.all() if t.guild_id == guild_id]:
-            try:
-                async with self._sharing.locked(game_id) as table:
-                    await self._steps.follow_server(table, settings)
-            except ManagerError as exc:
-                if exc.code != "no_such_game":
-                    raise
-                continue  # it ended meanwhile
-            await self._after(table)
-        return settings
+        """Change a server's settings (see docs/MANAGER.md); returns the new settings. Each
+        open table of the server follows them where its game did not choose for itself
+        (``server_settings``)."""
+        return await self._settings.change(guild_id, **changes)
 
     # -- lobbies -----------------------------------------------------------------------
 
@@ -356,44 +341,19 @@ class GameManager:
     async def submit(self, game_id: int, user_id: int, action: str, *,
                      expected_ply: int | None = None, via: str | None = None,
                      request_id: str | None = None) -> Moved:
-        """Play ``action`` for the user's seat. Raises a typed error and changes nothing
-        when it is not allowed. ``via``: where the move came from (``Moved.via``).
-
-        ``request_id``: the transport's unique id of the request (a Discord interaction's
-        id, an Activity's tap), stored with the move: the same request delivered or
-        retried again is refused as ``already_played``, never applied twice, and a commit
-        whose answer was lost is looked up by it (``doubt``): the move was kept
-        (``Moved.kept_after_doubt``), or ``StoreUnavailable`` (nothing changed), or
-        ``CommitUnknown`` (the database did not answer in time to tell)."""
+        """Play ``action`` for the user's seat (``Steps.play``: a typed error, and nothing
+        changed, when it is not allowed). ``via``: where the move came from; ``request_id``:
+        the transport's unique id of the request, which makes the move idempotent and lets
+        a commit whose answer was lost be looked up (docs/MANAGER.md)."""
         moved: Moved | None = None
         try:
             async with self._sharing.locked(game_id) as table:
-                game = table.playing()
-                seat = table.person_seat(user_id)
-                try:
-                    rules.check_turn(game, seat, expected_ply)
-                    assert seat is not None
-                    if not isinstance(action, str):
-                        raise IllegalAction("malformed",
-                                            "An action is text such as lion@B3 or roll.")
-                    table.change_seat(seat, absences=0)
-                    moved = await self._steps.step(table, seat, applying(action),
-                                                   by="player", user_id=user_id,
-                                                   seats_changed=True, via=via,
-                                                   request_id=request_id)
-                except Refusal:
-                    # refused as it stands now: because this very request was played?
-                    if request_id is not None and await self.store.games.ply_of_request(
-                            game_id, request_id) is not None:
-                        raise refuse("already_played", "That move was already played.",
-                                     ply=len(game.history)) from None
-                    raise
+                moved = await self._steps.play(table, user_id, action, expected_ply=expected_ply,
+                                               via=via, request_id=request_id)
                 await self._steps.settle_forced(table)
         except StoreUnavailable:
             if moved is None:
-                raise
-            # the move is stored; only a forced pass after it is not: that pass is the
-            # table's next chore (done at the first look once the database answers)
+                raise  # (else the move is stored, and a forced pass after it is a chore)
         await self._after(table)
         assert moved is not None
         return moved

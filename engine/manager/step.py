@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import IllegalAction, Refusal
 from ..factory import replay
 from ..game import Game
 from .deadlines import turn_deadline_after
@@ -200,6 +201,30 @@ class Steps:
             self._announce_turn(table)
         return moved
 
+    async def play(self, table: Table, user_id: int, action: str, *,
+                   expected_ply: int | None, via: str | None, request_id: str | None
+                   ) -> Moved:
+        """A person's move: checked (their seat, their turn, the ply the button was drawn
+        at), then made. A request that is refused as the game stands now, but was itself
+        played before (delivered or retried again), is refused as ``already_played``."""
+        game = table.playing()
+        seat = table.person_seat(user_id)
+        try:
+            _check_turn(game, seat, expected_ply)
+            assert seat is not None
+            if not isinstance(action, str):
+                raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
+            table.change_seat(seat, absences=0)
+            return await self.step(table, seat, applying(action), by="player",
+                                   user_id=user_id, seats_changed=True, via=via,
+                                   request_id=request_id)
+        except Refusal:
+            if request_id is not None and await self._store.games.ply_of_request(
+                    table.id, request_id) is not None:
+                raise refuse("already_played", "That move was already played.",
+                             ply=len(game.history)) from None
+            raise
+
     async def settle_forced(self, table: Table) -> None:
         """Apply forced passes (the only legal action), recorded like any action."""
         while must_pass(table):
@@ -309,6 +334,18 @@ def applying(action: str) -> Callable[[Game], None]:
 def must_pass(table: Table) -> bool:
     """The seat to move can only pass (``Table.must_pass``)."""
     return table.must_pass
+
+
+def _check_turn(game: Game, seat: int | None, expected_ply: int | None) -> None:
+    """A person's move may be made: they hold a seat, the button was drawn for the game as
+    it is (``expected_ply``), and it is that seat's turn."""
+    if seat is None:
+        raise refuse("not_a_player", "You are not playing in this game.")
+    if expected_ply is not None and expected_ply != len(game.history):
+        raise refuse("already_played", "That move was already played.",
+                     ply=len(game.history))
+    if game.current_seat != seat:
+        raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
 
 
 def _results(table: Table, game: Game) -> list[ResultRecord]:

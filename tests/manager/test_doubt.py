@@ -168,7 +168,8 @@ async def test_the_same_request_delivered_again_is_never_played_twice(
         await manager.submit(gid, ann, manager.observation_for(gid, ann)["legal"][0])
     while manager.get(gid).turn is not None and \
             manager.get(gid).seats[manager.get(gid).turn].user_id != ann:  # type: ignore[index]
-        await manager.submit(gid, BOB.user_id, manager.observation_for(gid, BOB.user_id)["legal"][0])
+        bob = BOB.user_id
+        await manager.submit(gid, bob, manager.observation_for(gid, bob)["legal"][0])
     before = manager.get(gid).ply
     assert "roll" in manager.observation_for(gid, ann)["legal"]
     with pytest.raises(Exception) as refused:
