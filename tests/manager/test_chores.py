@@ -20,6 +20,7 @@ import pytest
 from engine.manager import GameManager, ManualClock, Store
 from engine.manager.deadlines import CHORE_CLAIM
 from engine.manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimedOut
+from engine.manager.sharing.shared_database import RESTART_GRACE
 from engine.manager.store.postgres import PostgresDatabase
 from engine.manager.store.shared import SharedGames
 from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
@@ -268,3 +269,49 @@ async def test_a_game_found_without_a_chore_gets_a_look_and_then_its_real_one(
         assert await until(lambda: chore(b, gid), "a look") == ("look", clock.now(), None, None)
         await b.check_timers()
         assert await chore(b, gid) == ("reminder", clock.now() + TIMER / 2, None, None)
+
+
+async def server_up_for(store: Store, seconds: float) -> bool:
+    db = store.database
+    assert isinstance(db, PostgresDatabase)
+    up = await db.pool.fetchval(
+        "SELECT extract(epoch from clock_timestamp() - pg_postmaster_start_time())")
+    return float(up) >= seconds
+
+
+def blip(process: Process) -> None:
+    """An outage of this process's own, over at once: what its store's ``Outages`` hears
+    when one of its looks at a game takes longer than a click may wait (``catch_up``'s
+    "no answer within 2 s", under load), or one of its connections is cut."""
+    outages = process.store.outages
+    outages.failed("no answer within 2 s")
+    outages.answered()
+    assert outages.seconds_back() is not None, "just back"
+
+
+async def test_a_dead_process_s_computer_turn_is_taken_over_just_after_a_blip_of_the_live_one(
+        postgres_url: str, clock: ManualClock) -> None:
+    """Found in the reliability run (issue 32): a computer turn waited 40 s for its dead
+    process to restart. The live process had just had an outage of its own (a look that
+    took over 2 s under load counts as one), and for 10 s after it took no process for
+    dead (``RESTART_GRACE``, meant for a restart of the database server, which cuts every
+    process's connections): the dead one's claim held until it ran out. Now the grace
+    counts from the server's start only."""
+    async with processes(postgres_url, StuckClock(clock.now()), clock) as (doomed, live):
+        await until(lambda: server_up_for(live.store, RESTART_GRACE),
+                    "the server to be up longer than a restart's grace", timeout=30)
+        gid = await computer_to_move(doomed.manager)
+        ply = doomed.manager.get(gid).ply
+        blip(live)
+        await doomed.die()
+
+        async def looked() -> list[Moved]:
+            await live.manager.check_timers()
+            await live.manager.settle()
+            moved: list[Moved] = live.heard.of(Moved)
+            return moved
+
+        # (a bound well inside the grace that held it before: a bug, not a speed)
+        moved = await until(looked, "the live process to play the dead one's turn",
+                            timeout=RESTART_GRACE / 2)
+        assert (moved[0].ply, moved[0].by) == (ply, "computer")

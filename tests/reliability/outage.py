@@ -259,16 +259,19 @@ def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int,
 
 
 @contextlib.asynccontextmanager
-async def outage_table(tmp_path: Path, server: PostgresServer) -> AsyncIterator[Outage]:
-    """Two processes on ``server``, both ready; Ann's server on shard 1 (so her board's
-    buttons go to shard 1's process, and every DM to shard 0's); Ann, Bob and an easy
-    computer seated and the game started. Both processes are stopped at the end."""
+async def outage_table(tmp_path: Path, server: PostgresServer, url: str | None = None
+                       ) -> AsyncIterator[Outage]:
+    """Two processes on ``server`` (reached at ``url``: a proxy in front of it; by default
+    the server itself), both ready; Ann's server on shard 1 (so her board's buttons go to
+    shard 1's process, and every DM to shard 0's); Ann, Bob and an easy computer seated
+    and the game started. Both processes are stopped at the end."""
     async with FakeDiscord(shards=2) as fake:
         launched = time.perf_counter()
         guild = fake.add_guild("Family", shard=1)
         ann, bob = fake.add_person("Ann", guild), fake.add_person("Bob", guild)
         ports = (free_port(), free_port())
-        zero, one = (shard_process(fake, tmp_path, server.url(), n, ports[n]) for n in (0, 1))
+        zero, one = (shard_process(fake, tmp_path, url or server.url(), n, ports[n])
+                     for n in (0, 1))
         try:
             await asyncio.gather(zero.launch(), one.launch())
             await fake.wait_until_connected(60)

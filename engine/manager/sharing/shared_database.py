@@ -56,10 +56,13 @@ log = logging.getLogger(__name__)
 #: Seconds a click may wait for its game to be brought up to date before it is answered
 #: that the database is away (Discord wants an answer within 3 s).
 CATCH_UP_WITHIN = 2.0
-#: Seconds after the database came back during which another process with no connection
-#: open is not taken for dead: a restart of PostgreSQL cut every process's connections,
-#: and each needs a moment to connect again (its next look, every ``RESYNC_INTERVAL``).
-#: Meanwhile only claims and promises whose time ran out are taken over.
+#: Seconds after the database server started during which another process with no
+#: connection open is not taken for dead: a restart of PostgreSQL cut every process's
+#: connections, and each needs a moment to connect again (its next look, every
+#: ``RESYNC_INTERVAL``). Meanwhile only claims and promises whose time ran out are taken
+#: over. Counted from the server's own start (``pg_postmaster_start_time``), never from
+#: this process's last outage: a look of its own that took too long says nothing of
+#: whether another process is alive (that held a dead process's turns for 30 s).
 RESTART_GRACE = 10.0
 
 
@@ -302,7 +305,7 @@ class SharedDatabase:
     async def due(self, now: float) -> list[tuple[int, str]]:
         again = sorted(self._unclaimed)
         claimed = await self.games.claim_due(self.owner, now, self._claim,
-                                             trust_gone=self._trust_gone(), again=again)
+                                             grace=RESTART_GRACE, again=again)
         self._unclaimed.difference_update(again)  # claimed now, or not due any more
         return claimed
 
@@ -311,12 +314,6 @@ class SharedDatabase:
         # reaches it may take them again at once (a change since may have rewritten them:
         # then they are that change's, and only taken if due and claimed by nobody)
         self._unclaimed.update(game_ids)
-
-    def _trust_gone(self) -> bool:
-        """Whether a process with no connection open is dead (not just after the
-        database came back: ``RESTART_GRACE``)."""
-        back = self._outages.seconds_back()
-        return back is None or back >= RESTART_GRACE
 
     async def schedule(self, game_id: int) -> None:
         await self.games.schedule(game_id, self._chore_row(game_id), self.owner)
@@ -455,7 +452,7 @@ class SharedDatabase:
             if not self._outbox.busy(game_id):  # (else its flush marks it at its end)
                 await self.delivered(game_id)
         for game_id in await self.games.take_over(self.owner, self._promise,
-                                                  trust_gone=self._trust_gone()):
+                                                  grace=RESTART_GRACE):
             log.warning("game %d: another process died before posting a change; showing "
                         "the table again here", game_id)
             self._tally.taken_over += 1

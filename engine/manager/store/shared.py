@@ -62,9 +62,14 @@ WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
                  " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
                  " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
 # Whether the process named ``owner`` is gone: none of its connections is open any more
-# (each says who it is in application_name: ``postgres.SESSION_PREFIX``).
-GONE = """NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-    WHERE a.application_name = '{prefix}' || {owner})"""
+# (each says who it is in application_name: ``postgres.SESSION_PREFIX``), and the server
+# has been up for ``{grace}`` seconds at least: a server that just started cut every
+# process's connections, and each needs a moment to connect again. (The server's own
+# start, not this process's last outage: a look of this process that took too long, or
+# its own connections cut, says nothing of whether another process is alive.)
+GONE = """(extract(epoch from clock_timestamp() - pg_postmaster_start_time()) >= {grace}
+    AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+        WHERE a.application_name = '{prefix}' || {owner}))"""
 # Take over the promises whose time ran out, or whose process is gone: in one statement,
 # so two processes never take the same one (SKIP LOCKED), and each taken one is now owed
 # by the taker.
@@ -72,8 +77,8 @@ TAKE_OVER = """
 WITH overdue AS (
     DELETE FROM deliveries WHERE (game_id, owner) IN (
         SELECT game_id, owner FROM deliveries
-        WHERE until < extract(epoch from clock_timestamp()) OR ($3 AND """ + GONE.format(
-            prefix=SESSION_PREFIX, owner="deliveries.owner") + """)
+        WHERE until < extract(epoch from clock_timestamp()) OR """ + GONE.format(
+            prefix=SESSION_PREFIX, owner="deliveries.owner", grace="$3") + """
         FOR UPDATE SKIP LOCKED LIMIT 50)
     RETURNING game_id)
 INSERT INTO deliveries (game_id, owner, until)
@@ -106,7 +111,8 @@ WHERE game_id IN (
     SELECT game_id FROM chores
     WHERE due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2
         OR (claimed_by = $1 AND game_id = ANY($6::bigint[]))
-        OR ($5 AND """ + GONE.format(prefix=SESSION_PREFIX, owner="chores.claimed_by") + """))
+        OR """ + GONE.format(prefix=SESSION_PREFIX, owner="chores.claimed_by",
+                             grace="$5") + """)
     ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
 RETURNING game_id, what
 """
@@ -195,14 +201,14 @@ class SharedGames:
             await self._db.pool.execute(
                 "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
 
-    async def take_over(self, owner: str, promise: float, *, trust_gone: bool = True
+    async def take_over(self, owner: str, promise: float, *, grace: float = 0.0
                         ) -> list[int]:
-        """The games whose owed announcements nobody delivered in time, now owed by
-        ``owner`` (for ``promise`` seconds). ``trust_gone=False``: only those whose time
-        ran out (the database was just restarted: a process without connections may be
-        connecting again, not dead)."""
+        """The games whose owed announcements nobody delivered in time, or whose process is
+        gone, now owed by ``owner`` (for ``promise`` seconds). ``grace``: for that many
+        seconds after the server started, a process without connections is not gone
+        (only promises whose time ran out are taken): it may be connecting again."""
         with self._db.faults():
-            rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, trust_gone)
+            rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, float(grace))
         return [int(r[0]) for r in rows]
 
     @staticmethod
@@ -226,16 +232,16 @@ class SharedGames:
                         await conn.execute(sql, *args)
 
     async def claim_due(self, owner: str, now: float, claim: float, limit: int = 50, *,
-                        trust_gone: bool = True, again: Sequence[int] = ()
+                        grace: float = 0.0, again: Sequence[int] = ()
                         ) -> list[tuple[int, str]]:
         """The chores due at ``now`` that nobody holds a live claim on, now ``owner``'s
         for ``claim`` seconds: (game id, what), by game id (``limit`` at a time, the
-        longest due first, so a backlog is worked off in order). ``trust_gone``: as in
+        longest due first, so a backlog is worked off in order). ``grace``: as in
         ``take_over``. ``again``: games whose chore ``owner`` claimed before and may
         claim again now, its claim still running."""
         with self._db.faults():
             rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit,
-                                             trust_gone, list(again))
+                                             float(grace), list(again))
         return sorted(((int(r[0]), str(r[1])) for r in rows), key=lambda r: r[0])
 
     async def heal(self, now: float, look: str) -> None:
