@@ -14,6 +14,7 @@ timeouts in a row the seat is freed. Moving yourself resets the count (``GameMan
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from .computer import Computers, choose, move_seed
@@ -43,6 +44,14 @@ class Due:
         self._clock = clock
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        # chores held back while another process's announcements were owed are due as
+        # soon as they are taken over here (several processes), not at the next look
+        sharing.when_taken_over(self.wake)
+
+    def wake(self) -> None:
+        """Look now, not at the next interval."""
+        self._wake.set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._loop(), name="turn-timers")
@@ -57,7 +66,10 @@ class Due:
     async def _loop(self) -> None:
         # Real sleeping here: the clock decides what is due, not how often we look.
         while True:
-            await asyncio.sleep(self.interval)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.interval):
+                    await self._wake.wait()
+            self._wake.clear()
             try:
                 await self.check()
             except StoreUnavailable:

@@ -88,13 +88,15 @@ class Restorer:
         if old is not None:
             tables.close(old, status or Status.CANCELLED)
 
-    async def load(self, game_id: int) -> tuple[Status | None, Table | None]:
-        """A game as stored now: (its status, its table if it is still active). A game
-        that does not exist is (None, None)."""
+    async def load(self, game_id: int, *, ended: bool = False
+                   ) -> tuple[Status | None, Table | None]:
+        """A game as stored now: (its status, its table if it is still active, or with
+        ``ended`` also if it finished: how it ended). A game that does not exist is
+        (None, None)."""
         rec = await self._store.games.load_game(game_id)
         if rec is None:
             return None, None
-        if not rec.status.is_open:
+        if not rec.status.is_open and not (ended and rec.status is Status.FINISHED):
             return rec.status, None
         return rec.status, await self.restore(rec, check=False)
 

@@ -178,27 +178,14 @@ class Steps:
         change(game)  # raises IllegalAction without changing anything
         doubted = await self._commit(table, turn_before, ply, seat, seats_changed,
                                      request_id=request_id)
-        entry = game.history[ply]
         if preface is not None:
             self.tell(table, preface(table.view()))
-        spectator = game.observation(None)
-        last = spectator["last"]
-        passes_next = must_pass(table)
-        moved = Moved(table.view(), seat, entry, by, user_id, spectator,
-                      last["placed"] if last else None, last["removed"] if last else None, ply,
-                      via=via, passes_next=passes_next, kept_after_doubt=doubted)
-        self.tell(table, moved)
-        view = moved.table
-        for s in sorted(set().union(*(game.hands_changed(e, seat)
-                                      for e in game.history[ply:]))):
-            held = table.seats[s]
-            if held.level is None and not held.left:  # a person still at the table
-                assert held.user_id is not None
-                self.tell(table, HandChanged(view, s, held.user_id, game.observation(s)))
-        if game.is_over:
-            self.tell(table, table.ending())
-        elif not passes_next:
-            self._announce_turn(table)
+        told = move_events(table, game, seat, ply, by=by, user_id=user_id, via=via,
+                           kept_after_doubt=doubted)
+        for event in told:
+            self.tell(table, event)
+        moved = told[0]
+        assert isinstance(moved, Moved)
         return moved
 
     async def play(self, table: Table, user_id: int, action: str, *,
@@ -306,12 +293,51 @@ class Steps:
 
     def _announce_turn(self, table: Table) -> None:
         """Prompt the person whose turn it now is (not for a forced pass)."""
-        game = table.playing()
-        seat = game.current_seat
-        if seat is not None and table.is_person(seat) and not must_pass(table):
-            uid = table.seats[seat].user_id
-            assert uid is not None
-            self.tell(table, TurnStarted(table.view(), seat, uid, game.observation(seat)))
+        prompt = turn_prompt(table)
+        if prompt is not None:
+            self.tell(table, prompt)
+
+
+def move_events(table: Table, game: Game, seat: int, ply: int, *, by: str,
+                user_id: int | None, via: str | None = None,
+                kept_after_doubt: bool = False) -> list[Event]:
+    """What a move tells, in order: the move itself (its board), then each person's hand
+    it changed, then the game's end or the turn of the person to move next. ``game`` is
+    as the move left it (its entry at ``ply``), ``table`` the table then. Written once:
+    for a move as it is made (``Steps.step``) and for moves told again from the store
+    (``retell``)."""
+    entry = game.history[ply]
+    spectator = game.observation(None)
+    last = spectator["last"]
+    passes_next = must_pass(table)
+    view = table.view()
+    told: list[Event] = [Moved(view, seat, entry, by, user_id, spectator,
+                               last["placed"] if last else None,
+                               last["removed"] if last else None, ply, via=via,
+                               passes_next=passes_next, kept_after_doubt=kept_after_doubt)]
+    for s in sorted(set().union(*(game.hands_changed(e, seat) for e in game.history[ply:]))):
+        held = table.seats[s]
+        if held.level is None and not held.left:  # a person still at the table
+            assert held.user_id is not None
+            told.append(HandChanged(view, s, held.user_id, game.observation(s)))
+    if game.is_over:
+        told.append(table.ending())
+    elif not passes_next:
+        prompt = turn_prompt(table)
+        if prompt is not None:
+            told.append(prompt)
+    return told
+
+
+def turn_prompt(table: Table) -> TurnStarted | None:
+    """The prompt of the person whose turn it now is (none for a forced pass)."""
+    game = table.playing()
+    seat = game.current_seat
+    if seat is None or not table.is_person(seat) or must_pass(table):
+        return None
+    uid = table.seats[seat].user_id
+    assert uid is not None
+    return TurnStarted(table.view(), seat, uid, game.observation(seat))
 
 
 def undo(table: Table, ply: int) -> None:

@@ -16,6 +16,7 @@ import pytest
 from engine.ai import RandomAgent
 from engine.manager import GameManager, ManualClock, Player, Store
 from engine.manager.events import Event
+from engine.manager.store.postgres import PostgresDatabase
 
 ANN = Player(1, "Ann")
 BOB = Player(2, "Bob")
@@ -126,3 +127,14 @@ async def play_out(manager: GameManager, game_id: int, rng: random.Random,
         obs = manager.observation_for(game_id, user)
         await manager.submit(game_id, user, rng.choice(obs["legal"]))
     raise AssertionError("the game did not end")
+
+
+async def server_up_for(store: Store, seconds: float) -> bool:
+    """Whether the PostgreSQL server behind ``store`` has been up ``seconds`` at least (a
+    server that just started gives other processes a grace before they are taken for dead:
+    ``sharing.shared_database.RESTART_GRACE``)."""
+    db = store.database
+    assert isinstance(db, PostgresDatabase)
+    up = await db.pool.fetchval(
+        "SELECT extract(epoch from clock_timestamp() - pg_postmaster_start_time())")
+    return float(up) >= seconds

@@ -23,7 +23,15 @@ from engine.manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimed
 from engine.manager.sharing.shared_database import RESTART_GRACE
 from engine.manager.store.postgres import PostgresDatabase
 from engine.manager.store.shared import SharedGames
-from tests.manager.conftest import ANN, BOB, CAT, GUILD, Recorder, make_manager
+from tests.manager.conftest import (
+    ANN,
+    BOB,
+    CAT,
+    GUILD,
+    Recorder,
+    make_manager,
+    server_up_for,
+)
 from tests.manager.test_sharing import StuckClock, deafen
 from tests.waiting import until
 
@@ -269,14 +277,6 @@ async def test_a_game_found_without_a_chore_gets_a_look_and_then_its_real_one(
         assert await until(lambda: chore(b, gid), "a look") == ("look", clock.now(), None, None)
         await b.check_timers()
         assert await chore(b, gid) == ("reminder", clock.now() + TIMER / 2, None, None)
-
-
-async def server_up_for(store: Store, seconds: float) -> bool:
-    db = store.database
-    assert isinstance(db, PostgresDatabase)
-    up = await db.pool.fetchval(
-        "SELECT extract(epoch from clock_timestamp() - pg_postmaster_start_time())")
-    return float(up) >= seconds
 
 
 def blip(process: Process) -> None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import pytest
 
 from engine.manager import GameManager, ManualClock, Moved, Store
-from engine.manager.events import ShowAgain
 from engine.manager.store import CommitUnknown, StoreUnavailable
 from tests.pg_proxy import PostgresProxy
 from tests.waiting import until
@@ -135,7 +134,7 @@ async def test_a_lost_commit_is_asked_about_once_the_stopped_database_is_back(
         assert (await stored(it.store, gid))[ply:] == [(ply, action)]
 
 
-async def test_a_lost_commit_the_database_cannot_tell_in_time_is_said_unsure_and_shown_later(
+async def test_a_lost_commit_the_database_cannot_tell_in_time_is_said_unsure_and_told_later(
         pausable_postgres: PostgresServer, clock: ManualClock) -> None:
     async with behind_a_proxy(pausable_postgres, "postgres", clock, doubt_wait=0.5,
                               promise=1.0, resync_every=0.2) as it:
@@ -149,8 +148,9 @@ async def test_a_lost_commit_the_database_cannot_tell_in_time_is_said_unsure_and
         with pytest.raises(CommitUnknown):
             await it.manager.submit(gid, user, action, expected_ply=ply, request_id="tap-1")
         await asyncio.to_thread(pausable_postgres.resume)
-        # it was kept: the promise written with it runs out, and the table is shown again
-        await until(lambda: it.heard.of(ShowAgain), "the table shown again", timeout=20)
+        # it was kept: the promise written with it runs out, and the move is told then
+        await until(lambda: [m for m in it.heard.of(Moved) if m.ply == ply],
+                    "the move told once its promise ran out", timeout=20)
         await until(lambda: it.manager.get(gid).ply == ply + 1, "the game as stored")
         assert (await stored(it.store, gid))[ply:] == [(ply, action)]
 

@@ -18,8 +18,9 @@ import pytest
 from engine import Refusal
 from engine.manager import GameManager, ManualClock, Store
 from engine.manager.events import GameOver, Moved, ShowAgain
+from engine.manager.sharing.shared_database import RESTART_GRACE
 from engine.manager.store.postgres import SESSION_PREFIX, PostgresDatabase
-from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager
+from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager, server_up_for
 from tests.waiting import until
 
 CHANNEL = 910
@@ -218,10 +219,9 @@ async def test_announcements_a_dead_process_owed_are_shown_again_by_another(
         await asyncio.gather(move, return_exceptions=True)
         await doomed.close()
         await doomed_store.close()
-        shown = await until(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
-                                 "another process to show the table again")
-        assert [e.game_id for e in shown] == [gid]
-        assert shown[0].table.ply == view.ply + 1, "shown as committed, with the move"
+        told = await until(lambda: heard.of(Moved), "another process to tell it again")
+        assert [(e.game_id, e.ply, e.by) for e in told] == [(gid, view.ply, "player")]
+        assert told[0].table.ply == view.ply + 1, "told as committed, the move itself"
         assert live.tally.taken_over == 1, "counted, for the bot's metrics"
         await until(lambda: _none_owed(live_store), "the promise kept by the taker")
     finally:
@@ -267,11 +267,12 @@ async def test_a_final_board_a_dead_process_owed_is_shown_again_by_another(
         await asyncio.gather(quitting, return_exceptions=True)
         await doomed.close()
         await doomed_store.close()
-        shown = await until(lambda: [e for e in heard.events if isinstance(e, ShowAgain)],
-                                 "another process to show the end again")
-        assert [(e.game_id, e.table.status) for e in shown] == [(gid, "finished")]
+        told = await until(lambda: heard.of(GameOver), "another process to tell the end again")
+        assert [(e.game_id, e.table.status) for e in told] == [(gid, "finished")]
+        assert [e.action for e in heard.of(Moved)] == ["resign:1"], "the move that ended it"
         final = await live.final_boards.ending(gid)
         assert hangs.over is not None and final is not None
+        assert (told[0].winner, told[0].reason) == (hangs.over.winner, hangs.over.reason)
         # the end as it was first told: who won, why, and the board
         assert (final.winner, final.draw, final.reason, final.winning_seats) == (
             hangs.over.winner, hangs.over.draw, hangs.over.reason, hangs.over.winning_seats)
@@ -299,3 +300,56 @@ async def test_a_click_reads_the_game_as_stored_even_before_the_news_arrives(
     assert b.get(gid).status == "lobby", "b has not heard"
     await b.catch_up(gid)
     assert b.get(gid) == a.get(gid)
+
+
+async def test_moves_a_dead_process_never_told_are_told_in_order_before_anything_new(
+        postgres_url: str, clock: ManualClock) -> None:
+    """Found in the reliability run (issue 32): moves stored and never shown on a board.
+    A process died after committing a move and before telling it, with a computer to move
+    next. The live one took the computer's turn over (its claim was the dead process's)
+    and played it before it took over the owed announcements, and then showed the table
+    as it stood: after the computer's move. The person's move never had a board. Now the
+    live process first tells each owed move again, in order, then plays the turn."""
+    doomed_store, live_store = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    doomed = make_manager(doomed_store, StuckClock(clock.now()))  # its computer never moves
+    live = make_manager(live_store, clock, resync_every=0.1)
+    await doomed.start(run_timers=False)
+    await live.start(run_timers=False)
+    heard = Recorder()
+    live.add_listener(heard)
+    try:
+        await until(lambda: server_up_for(live_store, RESTART_GRACE),
+                    "the server to be up longer than a restart's grace", timeout=30)
+        hangs = Hangs()
+        doomed.add_listener(hangs)
+        lobby = await doomed.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+        await doomed.add_computer(lobby.game_id, ANN.user_id, "easy")
+        await doomed.start_game(lobby.game_id, ANN.user_id)
+        gid = lobby.game_id
+        assert doomed.get(gid).turn == 0, "Ann first, the computer after her"
+        # a chip placed (an exchanged dead card would keep her turn)
+        action = next(a for a in doomed.observation_for(gid, ANN.user_id)["legal"] if "@" in a)
+        move = asyncio.create_task(doomed.submit(gid, ANN.user_id, action))
+        await asyncio.wait_for(hangs.reached.wait(), 10)
+        move.cancel()  # the process dies with her move's board unposted
+        await asyncio.gather(move, return_exceptions=True)
+        doomed_store.database.pool.terminate()  # type: ignore[attr-defined]
+        await doomed.close()
+        # the live process's timer loop may look before its resync does
+        await live.check_timers()
+        await live.settle()
+
+        async def computer_moved() -> list[Moved]:
+            await live.check_timers()
+            await live.settle()
+            return [e for e in heard.of(Moved) if e.by == "computer"]
+
+        await until(computer_moved, "the computer's turn played by the live process")
+        told = [(e.ply, e.by) for e in heard.of(Moved)]
+        assert told[:2] == [(0, "player"), (1, "computer")], told
+        assert heard.of(Moved)[0].action == action
+        assert not heard.of(ShowAgain), "each move told, not the table as it stands"
+    finally:
+        await live.close()
+        await live_store.close()
+        await doomed_store.close()

@@ -20,7 +20,7 @@ asyncpg) only for a PostgreSQL store.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -80,6 +80,10 @@ class Sharing(Protocol):
     async def schedule(self, game_id: int) -> None:
         """Write ``game_id``'s next chore now (its lock held): after a chore that changed
         nothing, so the claim goes."""
+
+    def when_taken_over(self, hook: Callable[[], None]) -> None:
+        """Call ``hook()`` after this process took over what another one owed (its chores,
+        held back until then, are due now)."""
 
     async def hold_again(self, game_id: int, last_ply: int) -> bool:
         """After a commit whose answer was lost, found kept (``doubt``): hold the game's

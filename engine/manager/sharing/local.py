@@ -12,7 +12,7 @@ store then, so "nothing changed" is what the person was told and what is true.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import replace
 
 from ..deadlines import CHORE_CLAIM, Chore, next_chore
@@ -93,6 +93,9 @@ class OneProcess:
 
     async def schedule(self, game_id: int) -> None:
         self._schedule(game_id)
+
+    def when_taken_over(self, hook: Callable[[], None]) -> None:
+        pass  # nobody else owes anything here
 
     async def hold_again(self, game_id: int, last_ply: int) -> bool:
         return True  # (never asked: a SQLite commit always answers) nobody else changes it

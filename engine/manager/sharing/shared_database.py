@@ -43,6 +43,7 @@ from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
 from ..events import ShowAgain
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
+from ..retell import told_again
 from ..store import Store, StoreUnavailable
 from ..store.postgres import PostgresDatabase
 from ..store.shared import ChoreRow, SharedGames
@@ -59,10 +60,8 @@ CATCH_UP_WITHIN = 2.0
 #: Seconds after the database server started during which another process with no
 #: connection open is not taken for dead: a restart of PostgreSQL cut every process's
 #: connections, and each needs a moment to connect again (its next look, every
-#: ``RESYNC_INTERVAL``). Meanwhile only claims and promises whose time ran out are taken
-#: over. Counted from the server's own start (``pg_postmaster_start_time``), never from
-#: this process's last outage: a look of its own that took too long says nothing of
-#: whether another process is alive (that held a dead process's turns for 30 s).
+#: ``RESYNC_INTERVAL``). Counted from the server's start (``pg_postmaster_start_time``),
+#: never from this process's own last outage, which says nothing of the others.
 RESTART_GRACE = 10.0
 
 
@@ -197,6 +196,7 @@ class SharedDatabase:
         self.catch_up_within = CATCH_UP_WITHIN
         self._unclaimed: set[int] = set()  # claims of chores left undone (``unclaim``)
         self._unmarked: set[int] = set()  # games told to the end, not yet marked delivered
+        self._after_take_over: list[Callable[[], None]] = []
 
     # -- the games' locks ----------------------------------------------------------------
 
@@ -318,6 +318,9 @@ class SharedDatabase:
     async def schedule(self, game_id: int) -> None:
         await self.games.schedule(game_id, self._chore_row(game_id), self.owner)
 
+    def when_taken_over(self, hook: Callable[[], None]) -> None:
+        self._after_take_over.append(hook)
+
     async def hold_again(self, game_id: int, last_ply: int) -> bool:
         await self.games.hold_again(game_id)
         if await self._log.last_ply(game_id) == last_ply:
@@ -346,20 +349,27 @@ class SharedDatabase:
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         return self.games.showing(game_id)
 
-    async def _show_again(self, game_id: int) -> None:
+    async def _show_again(self, game_id: int, from_ply: int | None) -> None:
         """The process that changed this game died before it had told everything: tell
-        the listeners to show it again (a game that ended: how it ended, if its final
-        board is owed)."""
+        again each move it owed, from ``from_ply`` on (``retell``), before anything new
+        happens in the game; with none to tell (or not known which), tell the listeners
+        to show the table again as it stands (a game that ended: how it ended, if its
+        final board is owed)."""
         if game_id not in self._tables:
             await self._adopt(game_id)
-        table = self._tables.get(game_id)
-        if table is None:
+        if game_id not in self._tables:
             ending = await self._final_boards.ending(game_id)
             if ending is not None:
-                await self._outbox.tell(ShowAgain(ending.table, ending))
+                told = await told_again(self._restorer, self._log, game_id, from_ply)
+                for event in told or [ShowAgain(ending.table, ending)]:
+                    await self._outbox.tell(event)
             await self.delivered(game_id)
             return
-        self._outbox.queue(game_id, ShowAgain(table.view()))
+        async with self.locked(game_id) as table:
+            for event in (await told_again(self._restorer, self._log, game_id, from_ply,
+                                           table)
+                          or [ShowAgain(table.view())]):
+                self._outbox.queue(game_id, event)
         await self._outbox.flush(game_id)
 
     # -- following the others ----------------------------------------------------------
@@ -451,12 +461,15 @@ class SharedDatabase:
             self._unmarked.discard(game_id)
             if not self._outbox.busy(game_id):  # (else its flush marks it at its end)
                 await self.delivered(game_id)
-        for game_id in await self.games.take_over(self.owner, self._promise,
-                                                  grace=RESTART_GRACE):
+        taken = await self.games.take_over(self.owner, self._promise, grace=RESTART_GRACE)
+        for game_id, from_ply in taken:
             log.warning("game %d: another process died before posting a change; showing "
                         "the table again here", game_id)
             self._tally.taken_over += 1
-            await self._show_again(game_id)
+            await self._show_again(game_id, from_ply)
+        if taken:
+            for hook in self._after_take_over:
+                hook()  # what waited for the tables taken over is due now (their chores)
         stored = await self.games.active_versions()
         for game_id, version in stored.items():
             lock = self._locks.get(game_id)

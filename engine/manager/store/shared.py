@@ -57,9 +57,12 @@ CHANNEL = "sequence_games"
 #: A game's next chore as stored: (what, due_at, claimed_until).
 ChoreRow = tuple[str, float | None, float | None]
 
-# The promise to announce, written in the transaction of every change made under the lock.
-WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
-                 " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
+# The promise to announce, written first in the transaction of every change made under
+# the lock; ``from_ply`` is the game's number of stored moves before the first change the
+# promise is for (kept while the promise is renewed: the oldest untold change).
+WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until, from_ply)"
+                 " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3,"
+                 " (SELECT count(*) FROM actions WHERE game_id = $1))"
                  " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
 # Whether the process named ``owner`` is gone: none of its connections is open any more
 # (each says who it is in application_name: ``postgres.SESSION_PREFIX``), and the server
@@ -70,6 +73,10 @@ WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
 GONE = """(extract(epoch from clock_timestamp() - pg_postmaster_start_time()) >= {grace}
     AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
         WHERE a.application_name = '{prefix}' || {owner}))"""
+# A promise anyone may take over: its time ran out, or its process is gone.
+TAKEABLE = ("({table}.until < extract(epoch from clock_timestamp()) OR "
+            + GONE.format(prefix=SESSION_PREFIX, owner="{table}.owner", grace="{grace}")
+            + ")")
 # Take over the promises whose time ran out, or whose process is gone: in one statement,
 # so two processes never take the same one (SKIP LOCKED), and each taken one is now owed
 # by the taker.
@@ -77,14 +84,15 @@ TAKE_OVER = """
 WITH overdue AS (
     DELETE FROM deliveries WHERE (game_id, owner) IN (
         SELECT game_id, owner FROM deliveries
-        WHERE until < extract(epoch from clock_timestamp()) OR """ + GONE.format(
-            prefix=SESSION_PREFIX, owner="deliveries.owner", grace="$3") + """
+        WHERE """ + TAKEABLE.format(table="deliveries", grace="$3") + """
         FOR UPDATE SKIP LOCKED LIMIT 50)
-    RETURNING game_id)
-INSERT INTO deliveries (game_id, owner, until)
-SELECT DISTINCT game_id, $1, extract(epoch from clock_timestamp()) + $2 FROM overdue
-ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until
-RETURNING game_id
+    RETURNING game_id, from_ply)
+INSERT INTO deliveries (game_id, owner, until, from_ply)
+SELECT game_id, $1, extract(epoch from clock_timestamp()) + $2, MIN(from_ply) FROM overdue
+GROUP BY game_id
+ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until,
+    from_ply = LEAST(deliveries.from_ply, excluded.from_ply)
+RETURNING game_id, from_ply
 """
 
 # A game's next chore, written last in the transaction of its change: the game's row is
@@ -113,6 +121,8 @@ WHERE game_id IN (
         OR (claimed_by = $1 AND game_id = ANY($6::bigint[]))
         OR """ + GONE.format(prefix=SESSION_PREFIX, owner="chores.claimed_by",
                              grace="$5") + """)
+        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.game_id = chores.game_id
+            AND d.owner <> $1 AND """ + TAKEABLE.format(table="d", grace="$5") + """)
     ORDER BY due_at FOR UPDATE SKIP LOCKED LIMIT $4)
 RETURNING game_id, what
 """
@@ -202,14 +212,15 @@ class SharedGames:
                 "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
 
     async def take_over(self, owner: str, promise: float, *, grace: float = 0.0
-                        ) -> list[int]:
+                        ) -> list[tuple[int, int | None]]:
         """The games whose owed announcements nobody delivered in time, or whose process is
-        gone, now owed by ``owner`` (for ``promise`` seconds). ``grace``: for that many
-        seconds after the server started, a process without connections is not gone
-        (only promises whose time ran out are taken): it may be connecting again."""
+        gone, now owed by ``owner`` (for ``promise`` seconds): (game id, the number of its
+        moves stored before the first untold change, None if not known). ``grace``: for
+        that many seconds after the server started, a process without connections is not
+        gone (only promises whose time ran out are taken): it may be connecting again."""
         with self._db.faults():
             rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, float(grace))
-        return [int(r[0]) for r in rows]
+        return [(int(r[0]), None if r[1] is None else int(r[1])) for r in rows]
 
     @staticmethod
     def _schedule(game_id: int, chore: ChoreRow, owner: str | None
