@@ -14,7 +14,7 @@ from __future__ import annotations
 import aiohttp
 from aiohttp import web
 
-from .server import API_PREFIX
+from .world import API_PREFIX
 
 # Headers about one hop only (RFC 9110 7.6.1), and those aiohttp sets again itself.
 _HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
