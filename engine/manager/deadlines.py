@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .status import Status
 from .table import Table
 
 #: Seconds a process has to do a chore it claimed before another may take it.
@@ -62,7 +63,7 @@ def next_chore(table: Table | None, now: float, *, computer_delay: float = 0.0,
     while it shuts down: then the turn is left for any process at once)."""
     if table is None or not table.active:
         return Chore(WAIT, None)
-    if table.status == "lobby":
+    if table.status is Status.LOBBY:
         return Chore(LOBBY_TIMEOUT, table.lobby_deadline)
     if table.computer_to_move:
         # due at once: only the claim keeps the others off while this process plays it

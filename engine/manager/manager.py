@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import IllegalAction
+from ..errors import IllegalAction, Refusal
 from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
@@ -32,6 +32,7 @@ from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
 from .sharing import RESYNC_INTERVAL, sharing_for
+from .status import Status
 from .step import Steps, applying
 from .store import GameRecord, GuildSettings, Store
 from .table import Table, Tables
@@ -78,8 +79,8 @@ class GameManager:
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
-                        self._clock, interval=timer_interval, tally=self.tally)
+        self._due = Due(self._sharing, self._steps, self._computers, self._clock,
+                        interval=timer_interval, tally=self.tally)
         self._restorer = restorer
 
     @property
@@ -111,7 +112,7 @@ class GameManager:
         exactly what was restored."""
         await self._sharing.load()
         for game_id in self._tables.ids():
-            if resume and self._tables.find(game_id).status == "playing":
+            if resume and self._tables.find(game_id).status is Status.PLAYING:
                 async with self._sharing.locked(game_id) as table:
                     await self._steps.settle_forced(table)
                 # (what that told waits for the game's next change: the listeners may not
@@ -236,7 +237,7 @@ class GameManager:
         settings = await self._restorer.settings_for(guild_id, turn_timer)
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         rules.check_game_options(game, opts)
-        table = Table(id=0, kind=game, options=opts, status="lobby", guild_id=guild_id,
+        table = Table(id=0, kind=game, options=opts, status=Status.LOBBY, guild_id=guild_id,
                       channel_id=channel_id, host_id=host.user_id,
                       seats=[Seat(0, host.user_id, host.name)], on_leave=on_leave,
                       created_at=0.0, settings=settings, turn_timer=turn_timer,
@@ -290,7 +291,7 @@ class GameManager:
         by a computer when the table chose ``on_leave="computer"``; its chips stay."""
         async with self._sharing.locked(game_id) as table:
             rules.check_remover(table, user_id, seat, is_moderator)
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 rules.unseat(table, seat)
                 await self._steps.save_lobby(table, "seat_removed")
             else:
@@ -308,6 +309,16 @@ class GameManager:
             await self._steps.cancel_lobby(table, "host")
         await self._after(table)
         return table.view()
+
+    def may_start(self, game_id: int, user_id: int) -> bool:
+        """Whether ``start_game`` would let ``user_id`` start this lobby now (the one rule,
+        ``lobby.check_start``): a transport that prepares a start (the Discord side opens
+        the game's thread) asks this first, and ``start_game`` says why not."""
+        try:
+            rules.check_start(self._tables.find(game_id), user_id)
+        except Refusal:
+            return False
+        return True
 
     async def start_game(self, game_id: int, user_id: int, *,
                          channel_id: int | None = None) -> TableView:
@@ -378,7 +389,7 @@ class GameManager:
                 raise refuse("game_over", "The game is over.")
             if user_id != table.host_id and not is_moderator:
                 raise refuse("not_host", "Only the host or a moderator can end the game.")
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 await self._steps.cancel_lobby(table, "ended")
             else:
                 await self._steps.end(table, user_id)
@@ -425,8 +436,7 @@ class GameManager:
     async def _after(self, table: Table) -> None:
         """After a change, its lock let go: a computer to move gets its player thinking,
         an ended game lets its players go, and the queued events are told."""
-        self._computers.tidy(table)
-        await self._outbox.flush(table.id)
+        await self._computers.after(table)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

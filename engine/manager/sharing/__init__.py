@@ -98,7 +98,7 @@ def sharing_for(store: Store, tables: Tables, restorer: Restorer, outbox: Outbox
     sharing: Sharing
     if store.backend == "postgres":
         # only here: a SQLite bot never loads asyncpg
-        from .database import SharedDatabase
+        from .shared_database import SharedDatabase
 
         sharing = SharedDatabase(store, tables, restorer, outbox, final_boards, clock,
                                  computer_delay=computer_delay, claim=claim,
