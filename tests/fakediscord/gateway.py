@@ -162,7 +162,8 @@ class Gateway:
         return ws
 
     async def _on_frame(self, ws: web.WebSocketResponse, frame: dict[str, Any]) -> None:
-        op, d = frame.get("op"), frame.get("d")
+        op = frame.get("op")
+        d: Any = frame.get("d")
         if op == 1:  # heartbeat
             await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
         elif op == 2:  # identify
