@@ -24,7 +24,7 @@ from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
-from .deadlines import CHORE_CLAIM, PROMISE
+from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
 from .due import Due
 from .errors import ManagerError, refuse
 from .events import Listener, Moved, Player, TableView
@@ -58,9 +58,11 @@ class GameManager:
         claim: float = CHORE_CLAIM,
         promise: float = PROMISE,
         resync_every: float = RESYNC_INTERVAL,
+        reminder_share: float = REMINDER_SHARE,
     ) -> None:
         """``claim``, ``promise``, ``resync_every``: the times several processes on one
-        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
+        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them.
+        ``reminder_share``: a turn is reminded when this share of its time is left."""
         self.store = store
         self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
@@ -69,9 +71,10 @@ class GameManager:
         self.tally = Tally()  # what the owners did, counted (read by the bot's metrics)
         restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
+        rule = ChoreRule(computer_delay=computer_delay, claim=claim,
+                         reminder_share=reminder_share)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
-                                    self._final_boards, self._clock,
-                                    computer_delay=computer_delay, claim=claim,
+                                    self._final_boards, self._clock, rule=rule,
                                     promise=promise, resync_every=resync_every,
                                     tally=self.tally)
         self._steps = Steps(store, self._clock, self._tables, self._outbox,
@@ -79,7 +82,7 @@ class GameManager:
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._sharing, self._steps, self._computers, self._clock,
+        self._due = Due(self._sharing, self._steps, self._computers, self._clock, rule,
                         interval=timer_interval, tally=self.tally)
         self._restorer = restorer
 
