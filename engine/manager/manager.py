@@ -248,7 +248,7 @@ class GameManager:
         rules.seat_again(table, seat_again)
         table = await self._steps.open_lobby(table)
         await self._sharing.created(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def join(self, game_id: int, player: Player) -> TableView:
@@ -272,7 +272,7 @@ class GameManager:
         async with self._sharing.locked(game_id) as table:
             rule(table)
             await self._steps.save_lobby(table, reason)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def leave(self, game_id: int, user_id: int) -> TableView:
@@ -282,7 +282,7 @@ class GameManager:
                 await self._steps.cancel_lobby(table, "host_left")
             else:
                 await self._steps.save_lobby(table, "left")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def remove_seat(self, game_id: int, user_id: int, seat: int, *,
@@ -302,7 +302,7 @@ class GameManager:
                 await self._steps.free_seat(table, seat, change="removed",
                                             hand_over=person and table.on_leave == "computer")
                 await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def cancel(self, game_id: int, user_id: int) -> TableView:
@@ -310,7 +310,7 @@ class GameManager:
             rules.check_open(table)
             rules.check_host(table, user_id, "cancel the lobby")
             await self._steps.cancel_lobby(table, "host")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     def may_start(self, game_id: int, user_id: int) -> bool:
@@ -334,7 +334,7 @@ class GameManager:
             seed = self._seed_source()
             game = new_game(table.kind, len(table.seats), seed, **table.options)
             await self._steps.start(table, game, seed)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     # -- turns -------------------------------------------------------------------------
@@ -345,21 +345,18 @@ class GameManager:
         when it is not allowed. ``via``: where the move came from (``Moved.via``)."""
         async with self._sharing.locked(game_id) as table:
             game = table.playing()
-            seat = table.person_seat(user_id)
-            if seat is None:
-                raise refuse("not_a_player", "You are not playing in this game.")
+            seat = rules.player_seat(table, user_id)
             if expected_ply is not None and expected_ply != len(game.history):
                 raise refuse("already_played", "That move was already played.",
                              ply=len(game.history))
-            if game.current_seat != seat:
-                raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+            rules.check_turn(game, seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
             table.change_seat(seat, absences=0)
             moved = await self._steps.step(table, seat, applying(action), by="player",
                                            user_id=user_id, seats_changed=True, via=via)
             await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return moved
 
     async def resign(self, game_id: int, user_id: int, seat: int | None = None) -> TableView:
@@ -381,7 +378,7 @@ class GameManager:
                                         hand_over=leaving and table.on_leave == "computer",
                                         change="left" if leaving else "resigned")
             await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def end(self, game_id: int, user_id: int, *, is_moderator: bool = False) -> TableView:
@@ -396,7 +393,7 @@ class GameManager:
                 await self._steps.cancel_lobby(table, "ended")
             else:
                 await self._steps.end(table, user_id)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def hint(self, game_id: int, user_id: int) -> Hint:
@@ -407,12 +404,9 @@ class GameManager:
         The same position and game always give the same hint (seeded by game and ply)."""
         table = self._tables.find(game_id)
         game = table.playing()
-        seat = table.person_seat(user_id)
-        if seat is None:
-            raise refuse("not_a_player", "You are not playing in this game.")
+        seat = rules.player_seat(table, user_id)
+        rules.check_turn(game, seat)
         obs = game.observation(seat)
-        if game.current_seat != seat or not obs["legal"]:
-            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
 
     async def move_game(self, game_id: int, channel_id: int) -> TableView:
@@ -433,13 +427,6 @@ class GameManager:
         absent players; play a computer's turn nobody is playing. With several processes
         on PostgreSQL, shared with them: what is due in any game, claimed by one each."""
         await self._due.check()
-
-    # -- telling -----------------------------------------------------------------------
-
-    async def _after(self, table: Table) -> None:
-        """After a change, its lock let go: a computer to move gets its player thinking,
-        an ended game lets its players go, and the queued events are told."""
-        await self._computers.after(table)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two
