@@ -50,7 +50,7 @@ class Person:
                     **options: Any) -> Interaction:
         """Run ``/command`` (e.g. ``"sequence new"``) with options, as the Discord app would."""
         channel_id = channel or self.guild.channel_id
-        data = self._command_data(command, channel_id, options, focused=None)
+        data = self.command_data(command, channel_id, options, focused=None)
         interaction = self._desk.start(self, 2, data, channel_id)
         return await interaction.wait_ack(timeout)
 
@@ -60,7 +60,7 @@ class Person:
         """Type ``current`` into ``option`` and return the choices the bot offers."""
         channel_id = channel or self.guild.channel_id
         options = {**options, option: current}
-        data = self._command_data(command, channel_id, options, focused=option)
+        data = self.command_data(command, channel_id, options, focused=option)
         interaction = self._desk.start(self, 4, data, channel_id)
         await interaction.wait_ack(timeout)
         return interaction.choices or []
@@ -182,8 +182,10 @@ class Person:
         return list(message.files)
 
     # ----------------------------------------------------------------- command data
-    def _command_data(self, command: str, channel_id: int, options: dict[str, Any],
-                      focused: str | None) -> dict[str, Any]:
+    def command_data(self, command: str, channel_id: int, options: dict[str, Any],
+                     focused: str | None) -> dict[str, Any]:
+        """The ``data`` of a slash command (or its autocomplete, ``focused``) as the
+        Discord client sends it, from the commands the bot registered."""
         names = command.split()
         guild_id = self.server.channel_guild.get(channel_id)
         registered = [*self.server.commands.get(guild_id, []), *self.server.commands.get(None, [])]

@@ -90,9 +90,7 @@ class FakeDiscord(World):
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # (port 0 asked: the one given)
         log.debug("fake Discord listening on %s", self.http_base)
 
     async def close(self) -> None:
