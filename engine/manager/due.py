@@ -18,7 +18,7 @@ import contextlib
 import logging
 
 from .computer import Computers, choose, move_seed
-from .deadlines import COMPUTER, LOBBY_TIMEOUT, REMINDER, TURN_TIMER, next_chore
+from .deadlines import COMPUTER, LOBBY_TIMEOUT, REMINDER, TURN_TIMER, ChoreRule
 from .errors import ManagerError
 from .events import TurnTimedOut
 from .sharing import Sharing
@@ -35,12 +35,13 @@ class Due:
     """Looks for what is due, and does it in each table, its lock held."""
 
     def __init__(self, sharing: Sharing, steps: Steps, computers: Computers, clock: Clock,
-                 *, interval: float, tally: Tally | None = None) -> None:
+                 rule: ChoreRule, *, interval: float, tally: Tally | None = None) -> None:
         """``tally``: where the chores claimed are counted (the manager's)."""
         self._sharing = sharing
         self._tally = tally or Tally()
         self._steps = steps
         self._computers = computers
+        self._rule = rule
         self._clock = clock
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
@@ -117,7 +118,7 @@ class Due:
         await self._steps.settle_forced(table)
         # after a long stop a reminder and the timer may both be due: in order, then stop
         for _ in range(2):
-            chore = next_chore(table, now)
+            chore = self._rule.next_chore(table, now)
             if chore.due_at is None or chore.due_at > now:
                 return
             if chore.what == LOBBY_TIMEOUT:

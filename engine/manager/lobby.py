@@ -11,6 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from ..game import Game
 from ..options import GAMES, normalise_options
 from .errors import ManagerError, refuse
 from .events import COMPUTER_LEVELS, Player
@@ -201,6 +202,20 @@ def check_start(table: Table, user_id: int) -> None:
     if len(table.seats) < 2:
         raise refuse("not_enough_players", "A game needs at least 2 players.",
                      seats=len(table.seats))
+
+
+def player_seat(table: Table, user_id: int) -> int:
+    """The seat ``user_id`` acts for now (``Table.person_seat``), refusing a stranger."""
+    seat = table.person_seat(user_id)
+    if seat is None:
+        raise refuse("not_a_player", "You are not playing in this game.")
+    return seat
+
+
+def check_turn(game: Game, seat: int) -> None:
+    """It is ``seat``'s turn (none is, once the game is over)."""
+    if game.current_seat != seat:
+        raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
 
 
 def quitting_seat(table: Table, user_id: int, seat: int | None) -> int:

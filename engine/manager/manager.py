@@ -23,7 +23,7 @@ from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
-from .deadlines import CHORE_CLAIM, PROMISE
+from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
 from .doubt import DOUBT_WAIT, Doubts
 from .due import Due
 from .errors import ManagerError, refuse
@@ -60,10 +60,12 @@ class GameManager:
         claim: float = CHORE_CLAIM,
         promise: float = PROMISE,
         resync_every: float = RESYNC_INTERVAL,
+        reminder_share: float = REMINDER_SHARE,
         doubt_wait: float = DOUBT_WAIT,
     ) -> None:
         """``claim``, ``promise``, ``resync_every``, ``doubt_wait``: the times several
-        processes on one PostgreSQL keep to (``deadlines``, ``sharing``, ``doubt``)."""
+        processes on one PostgreSQL keep to (``deadlines``, ``sharing``, ``doubt``);
+        ``reminder_share``: a turn is reminded when this share of its time is left."""
         self.store = store
         self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
@@ -72,9 +74,10 @@ class GameManager:
         self.tally = Tally()  # what the owners did, counted (read by the bot's metrics)
         restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
+        rule = ChoreRule(computer_delay=computer_delay, claim=claim,
+                         reminder_share=reminder_share)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
-                                    self._final_boards, self._clock,
-                                    computer_delay=computer_delay, claim=claim,
+                                    self._final_boards, self._clock, rule=rule,
                                     promise=promise, resync_every=resync_every,
                                     tally=self.tally)
         self._steps = Steps(store, self._clock, self._tables, self._outbox,
@@ -83,11 +86,11 @@ class GameManager:
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._sharing, self._steps, self._computers, self._clock,
+        self._due = Due(self._sharing, self._steps, self._computers, self._clock, rule,
                         interval=timer_interval, tally=self.tally)
         self._restorer = restorer
         self._settings = ServerSettings(store, self._tables, self._sharing, self._steps,
-                                        self._clock, self._after)
+                                        self._clock, self._computers.after)
 
     @property
     def clock(self) -> Clock:
@@ -247,7 +250,7 @@ class GameManager:
         rules.seat_again(table, seat_again)
         table = await self._steps.open_lobby(table)
         await self._sharing.created(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def join(self, game_id: int, player: Player) -> TableView:
@@ -271,7 +274,7 @@ class GameManager:
         async with self._sharing.locked(game_id) as table:
             rule(table)
             await self._steps.save_lobby(table, reason)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def leave(self, game_id: int, user_id: int) -> TableView:
@@ -281,7 +284,7 @@ class GameManager:
                 await self._steps.cancel_lobby(table, "host_left")
             else:
                 await self._steps.save_lobby(table, "left")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def remove_seat(self, game_id: int, user_id: int, seat: int, *,
@@ -301,7 +304,7 @@ class GameManager:
                 await self._steps.free_seat(table, seat, change="removed",
                                             hand_over=person and table.on_leave == "computer")
                 await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def cancel(self, game_id: int, user_id: int) -> TableView:
@@ -309,7 +312,7 @@ class GameManager:
             rules.check_open(table)
             rules.check_host(table, user_id, "cancel the lobby")
             await self._steps.cancel_lobby(table, "host")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     def may_start(self, game_id: int, user_id: int) -> bool:
@@ -333,7 +336,7 @@ class GameManager:
             seed = self._seed_source()
             game = new_game(table.kind, len(table.seats), seed, **table.options)
             await self._steps.start(table, game, seed)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     # -- turns -------------------------------------------------------------------------
@@ -354,7 +357,7 @@ class GameManager:
         except StoreUnavailable:
             if moved is None:
                 raise  # (else the move is stored, and a forced pass after it is a chore)
-        await self._after(table)
+        await self._computers.after(table)
         assert moved is not None
         return moved
 
@@ -377,7 +380,7 @@ class GameManager:
                                         hand_over=leaving and table.on_leave == "computer",
                                         change="left" if leaving else "resigned")
             await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def end(self, game_id: int, user_id: int, *, is_moderator: bool = False) -> TableView:
@@ -392,7 +395,7 @@ class GameManager:
                 await self._steps.cancel_lobby(table, "ended")
             else:
                 await self._steps.end(table, user_id)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def hint(self, game_id: int, user_id: int) -> Hint:
@@ -403,12 +406,9 @@ class GameManager:
         The same position and game always give the same hint (seeded by game and ply)."""
         table = self._tables.find(game_id)
         game = table.playing()
-        seat = table.person_seat(user_id)
-        if seat is None:
-            raise refuse("not_a_player", "You are not playing in this game.")
+        seat = rules.player_seat(table, user_id)
+        rules.check_turn(game, seat)
         obs = game.observation(seat)
-        if game.current_seat != seat or not obs["legal"]:
-            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
 
     async def move_game(self, game_id: int, channel_id: int) -> TableView:
@@ -429,13 +429,6 @@ class GameManager:
         absent players; play a computer's turn nobody is playing. With several processes
         on PostgreSQL, shared with them: what is due in any game, claimed by one each."""
         await self._due.check()
-
-    # -- telling -----------------------------------------------------------------------
-
-    async def _after(self, table: Table) -> None:
-        """After a change, its lock let go: a computer to move gets its player thinking,
-        an ended game lets its players go, and the queued events are told."""
-        await self._computers.after(table)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

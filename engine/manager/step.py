@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ..errors import IllegalAction, Refusal
 from ..factory import replay
 from ..game import Game
+from . import lobby as rules
 from .deadlines import turn_deadline_after
 from .doubt import Doubts, own_request
 from .errors import refuse
@@ -195,10 +196,12 @@ class Steps:
         at), then made. A request that is refused as the game stands now, but was itself
         played before (delivered or retried again), is refused as ``already_played``."""
         game = table.playing()
-        seat = table.person_seat(user_id)
         try:
-            _check_turn(game, seat, expected_ply)
-            assert seat is not None
+            seat = rules.player_seat(table, user_id)
+            if expected_ply is not None and expected_ply != len(game.history):
+                raise refuse("already_played", "That move was already played.",
+                             ply=len(game.history))
+            rules.check_turn(game, seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
             table.change_seat(seat, absences=0)
@@ -360,18 +363,6 @@ def applying(action: str) -> Callable[[Game], None]:
 def must_pass(table: Table) -> bool:
     """The seat to move can only pass (``Table.must_pass``)."""
     return table.must_pass
-
-
-def _check_turn(game: Game, seat: int | None, expected_ply: int | None) -> None:
-    """A person's move may be made: they hold a seat, the button was drawn for the game as
-    it is (``expected_ply``), and it is that seat's turn."""
-    if seat is None:
-        raise refuse("not_a_player", "You are not playing in this game.")
-    if expected_ply is not None and expected_ply != len(game.history):
-        raise refuse("already_played", "That move was already played.",
-                     ply=len(game.history))
-    if game.current_seat != seat:
-        raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
 
 
 def _results(table: Table, game: Game) -> list[ResultRecord]:

@@ -116,8 +116,9 @@ async def test_a_move_whose_commit_answer_was_lost_is_told_kept_and_its_board_fo
             board = await run.next_board(seen)
         timeline.mark("two more moves played")
     with capsys.disabled():
-        print(f"\n-- the answer to a move's COMMIT lost{' and the database stopped' * bool(stopped)}"
-              f": timeline (seconds since the cut; the board {delay:.2f} s after it)")
+        what = " and the database stopped" if stopped else ""
+        print(f"\n-- the answer to a move's COMMIT lost{what}: timeline (seconds since the "
+              f"cut; the board {delay:.2f} s after it)")
         timeline.stopped_at = cut.at
         print(timeline.report())
     for process in run.shards:
