@@ -3,7 +3,9 @@
 For a supervisor (systemd, an orchestrator, a load balancer) to act on: healthy when every
 shard this process runs has its gateway connection open and the database answers a
 ``SELECT 1`` in a write transaction (``Store.ping``: an answer means a move could be
-saved now). Otherwise the first problem found, in one line.
+saved now), unless the last write found the disk full or the file read-only and no write
+has worked since (``Store.cannot_write``: the ping writes nothing, so it cannot see
+those). Otherwise the first problem found, in one line.
 
 Cheap and bounded, so it can be asked every few seconds: Discord's state is read from
 discord.py without a request; the database is asked once at a time, and not waited for
@@ -61,6 +63,11 @@ class Health:
         store = self._store()
         if store is None:
             return "the database is not open yet"
+        unwritable = store.cannot_write()
+        if unwritable is not None:
+            # what the last write found (no write of our own: it would fill the disk
+            # further, and answer 200 whenever a page happened to be free)
+            return f"the database cannot be written: {unwritable}"
         asking = self._asking
         if asking is None or asking.done():
             asking = self._asking = asyncio.create_task(store.ping(), name="health-ping")

@@ -45,7 +45,7 @@ from .backend import (
     migration_files,
     redacted,
 )
-from .connection import DEFAULT_PATH, SQLiteDatabase
+from .connection import DEFAULT_PATH, WRITE_FAULTS, SQLiteDatabase
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
 from .outages import Outages
@@ -133,8 +133,20 @@ class Store:
         so an answer means a change could be saved (SQLite: the file's write lock was
         taken, which another program holding it refuses after the busy timeout). Raises
         ``StoreUnavailable`` (its ``reason`` in a few words) when it does not; bound it
-        with a timeout of your own. (A full disk is not seen here: nothing is written.)"""
+        with a timeout of your own. (A full disk is not seen here, nothing is written:
+        ``cannot_write`` says what the last write found.)"""
         await self._db.write(_select_one)
+
+    def cannot_write(self) -> str | None:
+        """Why no change can be saved now, as the last write found it, when that lasts
+        until a write works again: the disk full, or the file read-only (``WRITE_FAULTS``;
+        None otherwise, and as soon as a write has worked since). Asked by ``/healthz``
+        instead of a write of its own, which would fill a disk further, and answer 200
+        between two refused moves whenever a page happened to be free."""
+        outages = self._db.outages
+        if outages.down and outages.reason in WRITE_FAULTS:
+            return outages.reason
+        return None
 
     @property
     def outages(self) -> Outages:

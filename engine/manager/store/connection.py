@@ -60,11 +60,17 @@ log = logging.getLogger(__name__)
 DEFAULT_PATH = Path("data") / "sequence.sqlite3"
 T = TypeVar("T")
 
+DISK_FULL = "the disk is full"
+READ_ONLY = "the file is read-only"
+#: The faults that last until a write works again: nothing else (a read, the health
+#: check's ``SELECT 1``, which writes nothing) can tell that they are over.
+WRITE_FAULTS = (DISK_FULL, READ_ONLY)
+
 #: SQLite's result codes (``sqlite3.Error.sqlite_errorname``, extended codes included)
 #: that mean the file cannot be written for a while, and how the log says it.
 _UNAVAILABLE = (
-    ("SQLITE_FULL", "the disk is full"),
-    ("SQLITE_READONLY", "the file is read-only"),
+    ("SQLITE_FULL", DISK_FULL),
+    ("SQLITE_READONLY", READ_ONLY),
     ("SQLITE_BUSY", "another program holds the write lock"),
     ("SQLITE_LOCKED", "another program holds the write lock"),
     ("SQLITE_IOERR", "a disk I/O error"),
