@@ -61,6 +61,7 @@ def discord(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
 
 
 def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
+    from engine.manager.status import Status
     from tests.reliability.fuzz import Fuzzer
     from tests.reliability.harness import known_bug, unhandled_records
     from tests.reliability.leaks import find_leaks
@@ -83,7 +84,8 @@ def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
             known = sum(1 for x in records if known_bug(x))
             known_apologies = sum(1 for x in records if known_bug(x) and " failed (user " in x)
             broken = [p for g in rig.games().values() for p in g.invariant_problems()]
-            finished = sum(1 for e in ends if not e.status.is_open)
+            # (a game as stored: its status is the stored text)
+            finished = sum(1 for e in ends if not Status(e.status).is_open)
             row = ("fuzz", report.sent, f"{finished}/{len(ends)}",
                    len(rig.ledger.lost(rig.games())), 0,
                    len(find_leaks(rig.fake, rig.database, rig.log.text, rig.fake.token)),
