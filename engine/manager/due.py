@@ -87,7 +87,8 @@ class Due:
             self._tally.chores_claimed[what] += 1
             table: Table | None = None
             try:
-                await self._sharing.catch_up(game_id)  # a game another process ran
+                # a game another process ran (as long as it takes: no click waits here)
+                await self._sharing.catch_up(game_id, for_a_click=False)
                 async with self._sharing.locked(game_id) as table:
                     if what == COMPUTER and not self._computers.thinking(game_id):
                         log.warning("game %d: a computer turn nobody played in time; "

@@ -63,8 +63,11 @@ class Sharing(Protocol):
 
     async def close(self) -> None: ...
 
-    async def catch_up(self, game_id: int) -> None:
-        """Before reading a game to answer a click: bring it to its stored version."""
+    async def catch_up(self, game_id: int, *, for_a_click: bool = True) -> None:
+        """Before reading a game: bring it to its stored version. ``for_a_click``: a
+        person waits for the answer (within Discord's 3 s), so a database slower than
+        that counts as away; the background (the timer loop) waits as long as any
+        statement may."""
 
     async def created(self, table: Table) -> None:
         """A lobby was made here (outside any lock): its first chore; tell the others."""

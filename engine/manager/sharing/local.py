@@ -68,7 +68,7 @@ class OneProcess:
     async def close(self) -> None:
         pass
 
-    async def catch_up(self, game_id: int) -> None:
+    async def catch_up(self, game_id: int, *, for_a_click: bool = True) -> None:
         pass  # this process made every change itself
 
     async def created(self, table: Table) -> None:

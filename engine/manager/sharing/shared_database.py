@@ -255,7 +255,7 @@ class SharedDatabase:
         self._lock(game_id, version)
         self._tables.put(table)
 
-    async def catch_up(self, game_id: int) -> None:
+    async def catch_up(self, game_id: int, *, for_a_click: bool = True) -> None:
         """A click may come faster than the news of the move before it (a DM reaches shard
         0's process however far the other is): one query, and a reload only if another
         process changed the game, or it is one this process has not heard of yet.
@@ -264,6 +264,12 @@ class SharedDatabase:
         answer within ``catch_up_within`` seconds is away (``StoreUnavailable``). The
         look is then left to finish in the background: cancelling a query the server
         does not answer waits for the server too (measured: 10 s more)."""
+        if not for_a_click:
+            # (the timer loop, the change follower: nobody waits on them, and a look that
+            # is merely slow under load must not stop a round of chores, nor be said as
+            # the database going away)
+            await self._catch_up_now(game_id)
+            return
         look = asyncio.ensure_future(self._catch_up_now(game_id))
         try:
             done, _ = await asyncio.wait({look}, timeout=self.catch_up_within)
@@ -402,7 +408,7 @@ class SharedDatabase:
 
     async def _follow(self, game_id: int) -> None:
         try:
-            await self.catch_up(game_id)
+            await self.catch_up(game_id, for_a_click=False)
         except StoreUnavailable:
             pass  # the look after the outage brings it up to date
         except Exception:
