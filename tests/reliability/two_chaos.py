@@ -696,10 +696,13 @@ def full_run(workdir: Path) -> TwoKillRun:
     return TwoKillRun(workdir, kills=6, games_per_table=None, time_limit=480)
 
 
-def row(report: TwoKillReport) -> tuple[Any, ...]:
-    """The reliability table's row (``tools.reliability.HEADER``)."""
+def row(report: TwoKillReport, takeover_within: float) -> tuple[Any, ...]:
+    """The reliability table's row (``tools.reliability.HEADER``): the last column counts
+    the takeovers that took ``takeover_within`` seconds or more, or never came before the
+    killed process was back."""
+    late = [s for _, s in report.takeovers if s >= takeover_within]
     return ("2 processes, PostgreSQL", report.kills,
             f"{report.games_finished}/{report.games_started}", report.lost,
             len(report.duplicates), len(report.leaks),
             len(report.unhandled) + len(report.invariant_problems),
-            sum(report.known_bugs.values()))
+            sum(report.known_bugs.values()), len(late) + len(report.not_taken_over))
