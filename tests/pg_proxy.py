@@ -10,10 +10,13 @@ server's answer and the cut (a test stops the server there: the bot then also fi
 database gone when it asks what happened). ``forward=False`` drops the COMMIT itself
 instead: the server rolls back, and the bot is as unsure as before.
 
-It reads PostgreSQL's wire protocol only as far as it must: the framing of both directions
-(the start-up messages have no type byte, and the server answers an SSL request with one
-bare byte), the simple queries ``Q``, and the prepared statements (``P`` names a
-statement's text, ``B`` runs it by name: asyncpg prepares a statement once per connection).
+It runs in a thread of its own, with its own event loop, so a test process busy with a
+fake Discord and two bots (a slow machine) does not slow every database round trip of
+those bots down with it. It reads PostgreSQL's wire protocol only as far as it must: the
+framing of both directions (the start-up messages have no type byte, and the server
+answers an SSL request with one bare byte), the simple queries ``Q``, and the prepared
+statements (``P`` names a statement's text, ``B`` runs it by name: asyncpg prepares a
+statement once per connection).
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import asyncio
 import contextlib
 import logging
 import struct
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tools.pg_server import PostgresServer
@@ -35,15 +39,21 @@ SSL_REQUEST, GSS_REQUEST = 80877103, 80877104
 
 @dataclass
 class Cut:
-    """An armed cut, and when it happened (``perf_counter``; None until then)."""
+    """An armed cut, and when it happened (``perf_counter``; None until then).
+    ``before_answer`` runs in the proxy's thread (it may block: stopping the server)."""
 
     of: bytes
     forward: bool
-    before_answer: Callable[[], Awaitable[None]] | None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
+    before_answer: Callable[[], None] | None
+    done: threading.Event = field(default_factory=threading.Event)
     at: float | None = None
     #: the statement that marked the transaction (for the test's report)
     statement: str = ""
+
+    async def happened(self, timeout: float) -> None:
+        """Return once the cut happened; TimeoutError after ``timeout`` seconds."""
+        if not await asyncio.to_thread(self.done.wait, timeout):
+            raise TimeoutError(f"no COMMIT of a statement with {self.of!r} in {timeout} s")
 
 
 class PostgresProxy:
@@ -54,6 +64,9 @@ class PostgresProxy:
         self._listener: asyncio.Server | None = None
         self._cut: Cut | None = None
         self._links: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._armed = threading.Lock()
         self.port = 0
         self.connections = 0
 
@@ -62,11 +75,29 @@ class PostgresProxy:
         return self._server.url(dbname).replace(f":{self._server.port}/", f":{self.port}/")
 
     async def __aenter__(self) -> PostgresProxy:
-        self._listener = await asyncio.start_server(self._link, "127.0.0.1", 0)
-        self.port = self._listener.sockets[0].getsockname()[1]
+        loop = self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=loop.run_forever, name="pg-proxy",
+                                        daemon=True)
+        self._thread.start()
+        listening = asyncio.run_coroutine_threadsafe(self._listen(), loop)
+        await asyncio.wrap_future(listening)
         return self
 
+    async def _listen(self) -> None:
+        self._listener = await asyncio.start_server(self._link, "127.0.0.1", 0)
+        self.port = self._listener.sockets[0].getsockname()[1]
+
     async def __aexit__(self, *exc: object) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close(), loop))
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 10)
+        loop.close()
+
+    async def _close(self) -> None:
         if self._listener is not None:
             self._listener.close()
         for task in list(self._links):
@@ -76,10 +107,12 @@ class PostgresProxy:
             await self._listener.wait_closed()
 
     def cut_after_commit(self, of: bytes = b"INSERT INTO actions", *, forward: bool = True,
-                         before_answer: Callable[[], Awaitable[None]] | None = None) -> Cut:
-        """Arm one cut (see the module's docstring); ``Cut.done`` is set when it happened."""
-        self._cut = Cut(of, forward, before_answer)
-        return self._cut
+                         before_answer: Callable[[], None] | None = None) -> Cut:
+        """Arm one cut (see the module's docstring); ``Cut.happened()`` returns once it
+        happened."""
+        with self._armed:
+            self._cut = Cut(of, forward, before_answer)
+            return self._cut
 
     # -- one client's link ---------------------------------------------------------------
 
@@ -103,11 +136,12 @@ class PostgresProxy:
             self._links.discard(task)
 
     def _take_cut(self, statement: bytes) -> Cut | None:
-        cut = self._cut
-        if cut is not None and cut.of in statement:
-            self._cut = None
-            return cut
-        return None
+        with self._armed:
+            cut = self._cut
+            if cut is not None and cut.of in statement:
+                self._cut = None
+                return cut
+            return None
 
 
 class _Link:
@@ -123,7 +157,10 @@ class _Link:
         self._marked: Cut | None = None  # the transaction ran the armed statement
         self._swallowing: Cut | None = None  # the COMMIT is out: its answer is thrown away
         self._answered = asyncio.Event()
-        self._bare_bytes = 0  # bytes the server sends unframed (its answer to SSLRequest)
+        # what the server sends before its framed messages, in order, as the client asks:
+        # "byte" (its one-byte answer to an SSL or GSS request), then "framed" (the
+        # start-up message went: everything from here has a type and a length)
+        self._startup: asyncio.Queue[str] = asyncio.Queue()
 
     async def run(self) -> None:
         upstream = asyncio.ensure_future(self._client_to_server())
@@ -150,9 +187,10 @@ class _Link:
                 body = await reader.readexactly(length - 4)
                 code = struct.unpack("!I", body[:4])[0] if len(body) >= 4 else 0
                 if code in (SSL_REQUEST, GSS_REQUEST):
-                    self._bare_bytes += 1  # answered with one byte, 'N' or 'S'
+                    self._startup.put_nowait("byte")  # answered with one byte, 'N' or 'S'
                 else:
                     starting = False
+                    self._startup.put_nowait("framed")
                 self._server_w.write(head + body)
                 await self._server_w.drain()
                 continue
@@ -202,7 +240,7 @@ class _Link:
             await self._server_w.drain()
             await self._answered.wait()  # the server committed and said so: thrown away
         if cut.before_answer is not None:
-            await cut.before_answer()
+            await asyncio.to_thread(cut.before_answer)
         cut.at = time.perf_counter()
         log.info("cut a connection after %s its COMMIT (%s)",
                  "the server answered" if cut.forward else "dropping", cut.statement)
@@ -211,13 +249,10 @@ class _Link:
 
     async def _server_to_client(self) -> None:
         reader = self._server_r
+        while await self._startup.get() == "byte":
+            self._client_w.write(await reader.readexactly(1))
+            await self._client_w.drain()
         while True:
-            if self._bare_bytes:
-                byte = await reader.readexactly(1)
-                self._bare_bytes -= 1
-                self._client_w.write(byte)
-                await self._client_w.drain()
-                continue
             kind = await reader.readexactly(1)
             head = await reader.readexactly(4)
             (length,) = struct.unpack("!I", head)

@@ -37,8 +37,8 @@ class Outbox:
         self._queues: dict[int, deque[Event]] = {}
         self._telling: dict[int, asyncio.Task[Any] | None] = {}  # game -> the task telling
         # told when a game's queue is empty again (several processes: the promise to
-        # announce, written with the change, is kept)
-        self._emptied: list[Callable[[int], Awaitable[None]]] = []
+        # announce, written with the change, is kept), with how far the game was told
+        self._emptied: list[Callable[[int, int | None], Awaitable[None]]] = []
 
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -46,8 +46,10 @@ class Outbox:
     def remove_listener(self, listener: Listener) -> None:
         self._listeners.remove(listener)
 
-    def when_emptied(self, hook: Callable[[int], Awaitable[None]]) -> None:
-        """Call ``hook(game_id)`` each time a game's queue has been told to the end."""
+    def when_emptied(self, hook: Callable[[int, int | None], Awaitable[None]]) -> None:
+        """Call ``hook(game_id, through)`` each time a game's queue has been told to the
+        end: ``through``, the game told through that many moves (the newest ``ply`` of
+        the tables its events showed; None: nothing was told this time)."""
         self._emptied.append(hook)
 
     def queue(self, game_id: int, event: Event) -> None:
@@ -68,14 +70,22 @@ class Outbox:
             return
         self._telling[game_id] = asyncio.current_task()
         try:
-            queue = self._queues.get(game_id)
-            told = True
-            while queue:
-                told = await self.tell(queue.popleft()) and told
-            self._queues.pop(game_id, None)
-            if told:
-                for hook in self._emptied:
-                    await hook(game_id)
+            through: int | None = None
+            while True:
+                queue = self._queues.get(game_id)
+                told = True
+                while queue:
+                    event = queue.popleft()
+                    told = await self.tell(event) and told
+                    through = max(through or 0, event.table.ply)
+                self._queues.pop(game_id, None)
+                if told:
+                    for hook in self._emptied:
+                        await hook(game_id, through)
+                if not self._queues.get(game_id):
+                    return
+                # (a change made while the hooks ran queued more, and its own flush
+                # returned at once, counting on this one: tell them too)
         finally:
             del self._telling[game_id]
 

@@ -115,13 +115,10 @@ async def test_a_lost_commit_is_asked_about_once_the_stopped_database_is_back(
         gid = await two_player_game(it.manager)
         user, action, ply = to_move(it.manager, gid)
 
-        async def stop() -> None:
-            await asyncio.to_thread(pausable_postgres.pause)
-
-        cut = it.proxy.cut_after_commit(before_answer=stop)
+        cut = it.proxy.cut_after_commit(before_answer=pausable_postgres.pause)
 
         async def start_again() -> None:
-            await cut.done.wait()
+            await cut.happened(30)
             await asyncio.sleep(1.0)  # the outage
             await asyncio.to_thread(pausable_postgres.resume)
 
@@ -141,10 +138,7 @@ async def test_a_lost_commit_the_database_cannot_tell_in_time_is_said_unsure_and
         gid = await two_player_game(it.manager)
         user, action, ply = to_move(it.manager, gid)
 
-        async def stop() -> None:
-            await asyncio.to_thread(pausable_postgres.pause)
-
-        it.proxy.cut_after_commit(before_answer=stop)
+        it.proxy.cut_after_commit(before_answer=pausable_postgres.pause)
         with pytest.raises(CommitUnknown):
             await it.manager.submit(gid, user, action, expected_ply=ply, request_id="tap-1")
         await asyncio.to_thread(pausable_postgres.resume)

@@ -62,20 +62,23 @@ async def test_a_move_whose_commit_answer_was_lost_is_told_kept_and_its_board_fo
                 break
         assert prompt is not None and shows_choices(prompt), "a card with a space to play"
 
-        async def stop() -> None:
-            if stopped:
-                await asyncio.to_thread(pausable_postgres.pause)
-                timeline.stopped_at = time.perf_counter()
-                timeline.mark("database stopped (pg_ctl stop -m fast), after it answered "
-                              "the COMMIT and before the answer reached the bot")
+        stopped_at: list[float] = []
 
-        cut = proxy.cut_after_commit(b"INSERT INTO actions", before_answer=stop)
+        def stop() -> None:  # (in the proxy's thread, between the answer and the cut)
+            pausable_postgres.pause()
+            stopped_at.append(time.perf_counter())
+
+        cut = proxy.cut_after_commit(b"INSERT INTO actions",
+                                     before_answer=stop if stopped else None)
         seen = len(boards(run.fake, run.channel))
         chosen = await choose_first(mover, prompt, timeout=10)
         timeline.mark(f"{mover.name} chose a space (interaction {chosen.id})", chosen.sent_at)
         ply, action = move_of(chosen)
-        await asyncio.wait_for(cut.done.wait(), 20)
+        await cut.happened(20)
         assert cut.at is not None
+        for at in stopped_at:
+            timeline.mark("database stopped (pg_ctl stop -m fast), after it answered the "
+                          "COMMIT and before the answer reached the bot", at)
         timeline.mark("the proxy cut the connection: PostgreSQL had answered the COMMIT, "
                       "the bot never heard it", cut.at)
         if stopped:

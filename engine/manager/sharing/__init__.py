@@ -95,8 +95,9 @@ class Sharing(Protocol):
         and this process's table has been read again."""
         ...
 
-    async def delivered(self, game_id: int) -> None:
-        """Every event of ``game_id`` queued here was told."""
+    async def delivered(self, game_id: int, through: int | None) -> None:
+        """Every event of ``game_id`` queued here was told, the game through ``through``
+        moves (None: no event was told this time)."""
 
     def showing(self, game_id: int) -> AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over."""

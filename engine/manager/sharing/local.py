@@ -99,7 +99,7 @@ class OneProcess:
     async def hold_again(self, game_id: int, last_ply: int) -> bool:
         return True  # (never asked: a SQLite commit always answers) nobody else changes it
 
-    async def delivered(self, game_id: int) -> None:
+    async def delivered(self, game_id: int, through: int | None) -> None:
         pass  # nobody else would show it
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:

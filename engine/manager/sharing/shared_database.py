@@ -21,14 +21,13 @@ in, so a game cannot belong to the process that started it. Instead:
   before it, which plays it at once; if that process dies, its claims are taken over.
 - Every change under the lock also promises, in its transaction, that this process will
   tell it (``deliveries``); a promise not kept within ``PROMISE`` seconds, or whose
-  process is gone, is taken over by another, which shows the table again (``ShowAgain``).
+  process is gone, is taken over by another, which tells each owed move again before
+  anything new happens in the game (``retell``).
 
-When the database goes away for a while (``StoreUnavailable``; the store's ``Outages``
-says so in the log, once) nothing here stops or logs again: a change that was not saved
-leaves its game to be read again at the next lock (the cache may be ahead of the store);
-the listening connection, cut with the others, is opened again as soon as the database
-answers (one line says it listens again), and the look at every game runs then too, for
-whatever the notices missed meanwhile.
+When the database goes away (``StoreUnavailable``, said once by the store's ``Outages``)
+nothing here stops or logs again: a change not saved leaves its game to be read again at
+the next lock; the listening connection is opened again as soon as the database answers
+(one line says so), and the look at every game runs then too.
 """
 
 from __future__ import annotations
@@ -194,7 +193,8 @@ class SharedDatabase:
         self._deaf = False  # the listening connection went: say when it listens again
         self.catch_up_within = CATCH_UP_WITHIN
         self._unclaimed: set[int] = set()  # claims of chores left undone (``unclaim``)
-        self._unmarked: set[int] = set()  # games told to the end, not yet marked delivered
+        # games told to the end, not yet marked delivered: how far they were told
+        self._unmarked: dict[int, int | None] = {}
         self._after_take_over: list[Callable[[], None]] = []
 
     # -- the games' locks ----------------------------------------------------------------
@@ -327,23 +327,28 @@ class SharedDatabase:
 
     async def hold_again(self, game_id: int, last_ply: int) -> bool:
         await self.games.hold_again(game_id)
-        if await self._log.last_ply(game_id) == last_ply:
-            return True
-        await self._reload(game_id)  # another process went on: its table as stored
-        return False
+        went_on = await self._log.last_ply(game_id) != last_ply
+        if went_on:
+            await self._reload(game_id)  # another process went on: its table as stored
+        return not went_on
 
-    async def delivered(self, game_id: int) -> None:
-        """The promise written with the change is kept. (Not while the lock is held: a
-        change being made now has promised again, and its events are still to come.)"""
+    async def delivered(self, game_id: int, through: int | None) -> None:
+        """The promise is kept as far as the game was told (``through`` moves; None: as
+        far as this process holds it, read before asking: a change made meanwhile keeps
+        its own). Not while the lock is held: a change under way promised again."""
         if self._locals.locked(game_id):
             return
+        if through is None:
+            table = self._tables.get(game_id)
+            through = (table.view().ply if table is not None
+                       else await self._log.last_ply(game_id) + 1)
         try:
-            await self.games.delivered(game_id, self.owner)
+            await self.games.delivered(game_id, self.owner, through)
         except StoreUnavailable:
             # (said once, by the store) everything was told: only the mark is missing.
             # It is written when the database is back, or the promise would run out and
             # the table be shown a second time
-            self._unmarked.add(game_id)
+            self._unmarked[game_id] = through
         except Exception:
             # the promise then runs out and another process shows the table again, which
             # posts only what is missing: late, never doubled
@@ -354,20 +359,20 @@ class SharedDatabase:
         return self.games.showing(game_id)
 
     async def _show_again(self, game_id: int, from_ply: int | None) -> None:
-        """The process that changed this game died before it had told everything: tell
-        again each move it owed, from ``from_ply`` on (``retell``), before anything new
-        happens in the game; with none to tell (or not known which), tell the listeners
-        to show the table again as it stands (a game that ended: how it ended, if its
-        final board is owed)."""
+        """A process died before it had told everything: tell each move it owed again,
+        from ``from_ply`` on (``retell``), before anything new in the game; none (or not
+        known): show the table again as it stands (ended: how, if its board is owed)."""
         if game_id not in self._tables:
             await self._adopt(game_id)
         if game_id not in self._tables:
             ending = await self._final_boards.ending(game_id)
+            through = None
             if ending is not None:
                 told = await told_again(self._restorer, self._log, game_id, from_ply)
                 for event in told or [ShowAgain(ending.table, ending)]:
                     await self._outbox.tell(event)
-            await self.delivered(game_id)
+                    through = max(through or 0, event.table.ply)
+            await self.delivered(game_id, through)
             return
         async with self.locked(game_id) as table:
             for event in (await told_again(self._restorer, self._log, game_id, from_ply,
@@ -461,10 +466,10 @@ class SharedDatabase:
         """Bring every cached game to its stored version, adopt the games this process
         has not heard of, drop the ones that ended, show again what a dead process owed,
         and give every active game without a chore a look."""
-        for game_id in sorted(self._unmarked):
-            self._unmarked.discard(game_id)
+        for game_id, through in sorted(self._unmarked.items()):
+            del self._unmarked[game_id]
             if not self._outbox.busy(game_id):  # (else its flush marks it at its end)
-                await self.delivered(game_id)
+                await self.delivered(game_id, through)
         taken = await self.games.take_over(self.owner, self._promise, grace=RESTART_GRACE)
         for game_id, from_ply in taken:
             log.warning("game %d: another process died before posting a change; showing "

@@ -64,6 +64,11 @@ WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until, from_ply)"
                  " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3,"
                  " (SELECT count(*) FROM actions WHERE game_id = $1))"
                  " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
+# Written last in the same transaction: how many moves the game has now that the change is
+# made (a promise is kept only by telling the game through them: ``delivered``).
+PROMISE_THROUGH = ("UPDATE deliveries SET through_ply ="
+                   " (SELECT count(*) FROM actions WHERE game_id = $1)"
+                   " WHERE game_id = $1 AND owner = $2")
 # Whether the process named ``owner`` is gone: none of its connections is open any more
 # (each says who it is in application_name: ``postgres.SESSION_PREFIX``), and the server
 # has been up for ``{grace}`` seconds at least: a server that just started cut every
@@ -86,12 +91,14 @@ WITH overdue AS (
         SELECT game_id, owner FROM deliveries
         WHERE """ + TAKEABLE.format(table="deliveries", grace="$3") + """
         FOR UPDATE SKIP LOCKED LIMIT 50)
-    RETURNING game_id, from_ply)
-INSERT INTO deliveries (game_id, owner, until, from_ply)
-SELECT game_id, $1, extract(epoch from clock_timestamp()) + $2, MIN(from_ply) FROM overdue
+    RETURNING game_id, from_ply, through_ply)
+INSERT INTO deliveries (game_id, owner, until, from_ply, through_ply)
+SELECT game_id, $1, extract(epoch from clock_timestamp()) + $2, MIN(from_ply),
+    MAX(through_ply) FROM overdue
 GROUP BY game_id
 ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until,
-    from_ply = LEAST(deliveries.from_ply, excluded.from_ply)
+    from_ply = LEAST(deliveries.from_ply, excluded.from_ply),
+    through_ply = GREATEST(deliveries.through_ply, excluded.through_ply)
 RETURNING game_id, from_ply
 """
 
@@ -164,7 +171,8 @@ class SharedGames:
 
         def after() -> Sequence[tuple[str, tuple[Any, ...]]]:
             assert chore is not None
-            return self._schedule(game_id, chore(), owner)
+            kept = [(PROMISE_THROUGH, (game_id, owner))] if owner is not None else []
+            return [*self._schedule(game_id, chore(), owner), *kept]
 
         with self._db.faults():
             async with self._db.pool.acquire() as conn:
@@ -205,11 +213,14 @@ class SharedGames:
         """Held while a process shows a table again (after a restart, or taking over)."""
         return self.locked(game_id, space=SHOWING_LOCKS)
 
-    async def delivered(self, game_id: int, owner: str) -> None:
-        """``owner`` posted every announcement it owed for ``game_id``."""
+    async def delivered(self, game_id: int, owner: str, through: int) -> None:
+        """``owner`` posted every announcement it owed for ``game_id``, the game told
+        through its first ``through`` moves: the promise goes, unless a change made
+        meanwhile promised more (its moves are still being told)."""
         with self._db.faults():
             await self._db.pool.execute(
-                "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2", game_id, owner)
+                "DELETE FROM deliveries WHERE game_id = $1 AND owner = $2"
+                " AND (through_ply IS NULL OR through_ply <= $3)", game_id, owner, through)
 
     async def take_over(self, owner: str, promise: float, *, grace: float = 0.0
                         ) -> list[tuple[int, int | None]]:
