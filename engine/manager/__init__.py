@@ -10,6 +10,7 @@ from .errors import ManagerError
 from .events import (
     COMPUTER_LEVELS,
     Event,
+    Followed,
     GameOver,
     GameStarted,
     HandChanged,
@@ -38,6 +39,7 @@ __all__ = [
     "MAX_TURN_TIMER",
     "Clock",
     "Event",
+    "Followed",
     "GameManager",
     "GameOver",
     "GameRecord",

@@ -168,6 +168,19 @@ class ShowAgain(Event):
     ending: GameOver | None = None
 
 
+@dataclass(frozen=True)
+class Followed(Event):
+    """Another process (several on one PostgreSQL) changed this table, and this process's
+    copy was just brought to it (``table``: as stored now). Its own events were told in
+    the process that made the change; this is for listeners that show a table live to
+    people connected here (the Activity), which read it again. A game that ended there
+    comes with how it ended (``ending``); a new lobby or game made there, when it is first
+    held here. The Discord side ignores it: the other process posts what the change
+    needs."""
+
+    ending: GameOver | None = None
+
+
 @runtime_checkable
 class Listener(Protocol):
     """Anything that wants to hear what happened. Raising is logged, never fatal."""

@@ -247,6 +247,15 @@ class GameManager:
         await self._after(table)
         return table.view()
 
+    async def rematch(self, game_id: int, user_id: int, channel_id: int) -> TableView:
+        """A finished game's seats again, in a new lobby (``lobby.rematch_seats``)."""
+        record, host, others = rules.rematch_seats(
+            await self.store.games.load_game(game_id), user_id)
+        return await self.create_lobby(
+            record.kind, dict(record.options), Player(host.user_id or 0, host.name),
+            record.guild_id, channel_id, on_leave=record.on_leave, turn_timer=record.turn_timer,
+            family_seats=record.family_seats, seat_again=others)
+
     async def join(self, game_id: int, player: Player) -> TableView:
         return await self._lobby_change(game_id, "joined",
                                         lambda t: rules.seat_player(t, player))

@@ -114,10 +114,13 @@ class FinalBoards:
         for a game whose end was shown, one in play, cancelled, or unknown."""
         if await self._store.games.end_is_shown(game_id):
             return None
-        rec = await self._store.games.load_game(game_id)
-        if rec is None or rec.status != "finished" or rec.snapshot is None:
-            return None
-        return (await self._restorer.restore(rec, check=False)).ending()
+        return await self._restorer.ending(game_id)
+
+    async def how_it_ended(self, game_id: int) -> GameOver | None:
+        """How a finished game ended, read from the store, its final board owed or not
+        (None: not finished, or unknown): for a screen showing the end again after a
+        restart (the Activity reconnecting)."""
+        return await self._restorer.ending(game_id)
 
     async def shown(self, game_id: int) -> None:
         await self._store.games.end_shown(game_id)

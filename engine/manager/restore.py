@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ..factory import load, replay
 from ..game import Game
+from .events import GameOver
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
 from .timers import Clock
@@ -83,6 +84,14 @@ class Restorer:
         old = tables.get(game_id)
         if old is not None:
             tables.close(old, status or "cancelled")
+
+    async def ending(self, game_id: int) -> GameOver | None:
+        """How a finished game ended, read from the store (None: not finished, or
+        unknown)."""
+        rec = await self._store.games.load_game(game_id)
+        if rec is None or rec.status != "finished" or rec.snapshot is None:
+            return None
+        return (await self.restore(rec, check=False)).ending()
 
     async def load(self, game_id: int) -> tuple[str | None, Table | None]:
         """A game as stored now: (its status, its table if it is still active). A game

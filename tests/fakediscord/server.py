@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
+from .activities import Activities
 from .faults import Faults
 from .limits import RateLimits, is_interaction_endpoint, route_of
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
@@ -185,7 +186,8 @@ class FakeDiscord:
 
     def __init__(self, *, token: str = "fake-token", bot_name: str = "Sequence",
                  interaction_deadline: float = 3.0, port: int = 0, shards: int = 1,
-                 enforce_shards: bool = False, limits: bool = False) -> None:
+                 enforce_shards: bool = False, limits: bool = False,
+                 activities: bool = False) -> None:
         if shards < 1:
             raise ValueError("shards must be at least 1")
         self.token = token
@@ -225,6 +227,9 @@ class FakeDiscord:
         self._event = asyncio.Event()
         self._sockets: set[web.WebSocketResponse] = set()
         self._routes: list[tuple[str, re.Pattern[str], Handler, bool]] = []
+        #: the Activity side (OAuth2, activity instances, LAUNCH_ACTIVITY, the entry point
+        #: command); ``activities=True``: the application has Activities turned on
+        self.activities = Activities(self, enabled=activities)
         self._add_routes()
 
     # ----------------------------------------------------------------- lifecycle
@@ -449,6 +454,10 @@ class FakeDiscord:
     def _changed(self) -> None:
         event, self._event = self._event, asyncio.Event()
         event.set()
+
+    def changed(self) -> None:
+        """Wake whoever waits (``wait_for``): something the fake keeps changed."""
+        self._changed()
 
     # ----------------------------------------------------------------- counting
     def rate_limited_requests(self) -> list[RecordedRequest]:
@@ -708,6 +717,8 @@ class FakeDiscord:
             while not request.content.at_eof():
                 await request.content.readany()
             return RequestBody(payload, files)
+        if request.content_type == "application/x-www-form-urlencoded":
+            return RequestBody(dict(await request.post()), [])  # (OAuth2's token exchange)
         text = await request.text()
         return RequestBody(json.loads(text) if text else None, [])
 
@@ -725,6 +736,7 @@ class FakeDiscord:
         app = r"(?P<app>\d+)"
         token = r"(?P<token>[^/]+)"
         msg = r"(?P<message>@original|\d+)"
+        self.activities.add_routes(r)  # (first: /users/@me answers a Bearer token there)
         r("GET", r"/users/@me", self._get_me)
         r("GET", r"/users/(?P<user>\d+)", self._get_user)
         r("GET", r"/oauth2/applications/@me", self._get_application)
@@ -770,8 +782,9 @@ class FakeDiscord:
         return {
             "id": str(self.application_id), "name": self.bot_user["username"], "icon": None,
             "description": "", "bot_public": True, "bot_require_code_grant": False,
-            "owner": self.owner_user, "team": None, "verify_key": "0" * 64, "flags": 0,
+            "owner": self.owner_user, "team": None, "verify_key": "0" * 64,
             "interactions_endpoint_url": None, "summary": "", "rpc_origins": [],
+            "flags": self.activities.flags(),
             "bot": self.bot_user, "approximate_guild_count": len(self.guilds),
         }
 
@@ -790,6 +803,8 @@ class FakeDiscord:
         if int(m["app"]) != self.application_id:
             raise HttpError(403, 50001, "Missing Access")
         guild_id = int(m["guild"]) if m.groupdict().get("guild") else None
+        if self.activities.enabled:
+            self.activities.check_overwrite(guild_id, body.json or [])
         old = {c["name"]: c for c in self.commands.get(guild_id, [])}
         stored = []
         for command in body.json or []:
@@ -1112,6 +1127,8 @@ class FakeDiscord:
                 if earlier.user_id == interaction.user_id:
                     earlier.closed = True
             self.modals.append(FakeModal(interaction, data))
+        elif kind == 12:
+            resource = self.activities.launch(interaction)
         else:
             raise HttpError(400, 50035, f"Invalid Form Body: callback type {kind}")
         interaction.callback_type = kind
@@ -1126,6 +1143,8 @@ class FakeDiscord:
                                         if interaction.original else None),
                 "response_message_loading": kind == 5,
                 "response_message_ephemeral": ephemeral,
+                **({"activity_instance_id": resource["activity_instance"]["id"]}
+                   if kind == 12 else {}),
             },
             "resource": resource,
         }

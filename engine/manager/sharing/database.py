@@ -40,7 +40,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from types import TracebackType
 
 from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
-from ..events import ShowAgain
+from ..events import Followed, ShowAgain
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
 from ..store import Store, StoreUnavailable
@@ -241,8 +241,17 @@ class SharedDatabase:
 
     async def _reload(self, game_id: int) -> None:
         """Bring this process's table of ``game_id`` to what the store holds (its lock is
-        held): another process changed it. A game that ended elsewhere is dropped."""
+        held): another process changed it. A game that ended elsewhere is dropped. The
+        listeners are told it was followed (``Followed``: the Activity shows it live)."""
+        old = self._tables.get(game_id)
         await self._restorer.read_again(self._tables, game_id)
+        fresh = self._tables.get(game_id)
+        if fresh is not None:
+            await self._outbox.tell(Followed(fresh.view()))
+        elif old is not None:
+            ending = (await self._restorer.ending(game_id) if old.status == "finished"
+                      else None)
+            await self._outbox.tell(Followed(old.view(), ending))
 
     async def _adopt(self, game_id: int) -> None:
         """A lobby or game another process made: hold it here too."""
@@ -252,6 +261,7 @@ class SharedDatabase:
             return  # ended, or adopted meanwhile
         self._lock(game_id, version)
         self._tables.put(table)
+        await self._outbox.tell(Followed(table.view()))
 
     async def catch_up(self, game_id: int) -> None:
         """A click may come faster than the news of the move before it (a DM reaches shard
