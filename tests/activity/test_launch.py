@@ -20,7 +20,7 @@ def launch_buttons(message: object) -> list[str]:
 
 
 async def test_play_on_the_board_opens_the_activity_in_the_channel(table: Table) -> None:
-    lobby, first = await begin_game(table.discord, table["Alice"], table["Bob"])
+    _, first = await begin_game(table.discord, table["Alice"], table["Bob"])
     assert launch_buttons(first), "the board carries Play on the board"
     click = await table["Bob"].click(first, launch_buttons(first)[0])
     assert click.callback_type == 12  # LAUNCH_ACTIVITY
