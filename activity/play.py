@@ -42,7 +42,7 @@ class Pace:
     bucket, shared by all of a person's pages in this process). Discord paces a person's
     clicks in chat; here the bot does."""
 
-    def __init__(self, rate: float = 4.0, burst: int = 8,
+    def __init__(self, rate: float = 5.0, burst: int = 12,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.rate, self.burst = rate, burst
         self._clock = clock

@@ -105,6 +105,7 @@ class Screen:
         self.frames: list[dict[str, Any]] = []
         self.console: list[str] = []
         self._changed = asyncio.Event()
+        self._last_tap: tuple[str, int] | None = None
         page.on("websocket", self._socket)
         page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: self.console.append(f"error: {e}"))
@@ -137,6 +138,7 @@ class Screen:
                                      f"last frame: {self.frames[-1:]}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), 0.05)
+            await self._tapped_too_fast()
 
     @property
     def table(self) -> dict[str, Any] | None:
@@ -155,7 +157,20 @@ class Screen:
             ".space.glow", "nodes => nodes.map(n => n.dataset.space)"))
 
     async def tap(self, selector: str) -> None:
+        """Tap what ``selector`` finds. Should the bot say to slow down (its pace per
+        person: a test taps faster than a child), ``wait_for`` waits a moment, as a person
+        would, and taps it again."""
+        self._last_tap = (selector, len(self.frames))
         await self.page.locator(selector).first.tap()
+
+    async def _tapped_too_fast(self) -> None:
+        if self._last_tap is None:
+            return
+        selector, since = self._last_tap
+        if any(f["t"] == "refused" and f.get("code") == "too_fast"
+               for f in self.frames[since:]):
+            await asyncio.sleep(0.4)  # (a person's pause, then the same tap again)
+            await self.tap(selector)
 
     async def shot(self, name: str) -> Path:
         """A screenshot in ``ACTIVITY_SCREENS`` (the team's screens folder)."""

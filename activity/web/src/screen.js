@@ -250,13 +250,18 @@ export class Screen {
       return;
     }
     const who = el("div", { class: "who" });
-    who.append(el("img", { alt: "", src: this.chipSrc(me.colour) }));
-    if (me.child) who.append(document.createTextNode(this.w("activity.cards_of", { name: me.name })));
-    else if (me.legal.length) who.append(document.createTextNode(this.w("activity.turn.you")));
-    else {
-      const mover = frame.seats.find((s) => s.to_move);
-      if (mover) who.append(document.createTextNode(this.w("activity.turn.of", { name: mover.name })));
+    const mover = frame.seats.find((s) => s.to_move);
+    let text = "";
+    let colour = me.colour;
+    if (me.child) text = this.w("activity.cards_of", { name: me.name });
+    else if (me.legal.length) text = this.w("activity.turn.you");
+    else if (mover) {
+      text = this.w("activity.turn.of", {
+        name: mover.kind === "computer" ? this.w("activity.computer") : mover.name,
+      });
+      colour = mover.colour || colour;
     }
+    who.append(el("img", { alt: "", src: this.chipSrc(colour) }), document.createTextNode(text));
     if (frame.game === "kids") hand.replaceChildren(who, this.cards(frame, me));
     else hand.replaceChildren(who, this.roll(frame, me));
   }
@@ -379,6 +384,7 @@ export class Screen {
   }
 
   endPanel(frame) {
+    // (in the footer, where the cards were: the board and its shining line stay in sight)
     const over = frame.over;
     const winners = frame.seats.filter((s) => over.winners.includes(s.seat));
     let text = this.w("activity.over.stopped");
@@ -397,7 +403,8 @@ export class Screen {
         this.w("activity.over.rematch"), () => this.send({ t: "rematch" }), "go can",
         { "data-do": "rematch" })));
     }
-    this.open(children, "");
+    this.node.panel.hidden = true;
+    this.node.hand.replaceChildren(el("div", { class: "end" }, ...children));
   }
 
   openPanel() {
