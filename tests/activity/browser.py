@@ -103,6 +103,7 @@ class Screen:
         self.page = page
         self.person = person
         self.frames: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []  # what the page sent the bot
         self.console: list[str] = []
         self._changed = asyncio.Event()
         self._last_tap: tuple[str, int] | None = None
@@ -112,6 +113,7 @@ class Screen:
 
     def _socket(self, ws: Any) -> None:
         ws.on("framereceived", self._frame)
+        ws.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
         ws.on("close", lambda _ws: self._wake())
 
     def _frame(self, payload: str | bytes) -> None:
@@ -171,6 +173,9 @@ class Screen:
                for f in self.frames[since:]):
             await asyncio.sleep(0.4)  # (a person's pause, then the same tap again)
             await self.tap(selector)
+
+    def moves_sent(self) -> list[dict[str, Any]]:
+        return [m for m in self.sent if m.get("t") in ("move", "roll")]
 
     async def shot(self, name: str) -> Path:
         """A screenshot in ``ACTIVITY_SCREENS`` (the team's screens folder)."""

@@ -17,6 +17,18 @@ const metrics = {
   frames: 0,
   ready: false,
   pictures: null,
+  // a tab left behind (tests): frames wait while `holding`, then come in order
+  holding: false,
+  held: [],
+  gate(frame, deliver) {
+    if (!this.holding) return true;
+    this.held.push(() => deliver(frame));
+    return false;
+  },
+  release() {
+    this.holding = false;
+    for (const deliver of this.held.splice(0)) deliver();
+  },
   built(pictures) {
     this.pictures = pictures;
   },
@@ -80,14 +92,18 @@ async function start() {
   const link = new Link({
     session,
     instance: sdk.instanceId,
+    gate: (frame, deliver) => metrics.gate(frame, deliver),
     relogin: async () => {
       forget();
       return login(sdk, config.client_id, { fresh: true });
     },
     onState: (state) => {
-      if (state === "open") banner("");
-      else if (state === "reconnecting") banner(w("activity.reconnecting"));
-      else banner(w("activity.login_failed"));
+      if (state === "open") {
+        banner("");
+        if (screen) screen.retryPictures();
+      }
+      if (state === "reconnecting") banner(w("activity.reconnecting"));
+      else if (state === "refused") banner(w("activity.login_failed"));
     },
     onFrame: (frame) => {
       if (frame.t === "welcome") {

@@ -444,6 +444,17 @@ export class Screen {
     panel.hidden = false;
   }
 
+  // Pictures that failed to load (the bot went away as the page opened) are asked for
+  // again once it is back.
+  retryPictures() {
+    for (const img of document.querySelectorAll("img[src]")) {
+      if (img.complete && img.naturalWidth === 0) {
+        const src = img.getAttribute("src").split("?")[0];
+        img.setAttribute("src", `${src}?again=${Date.now()}`);
+      }
+    }
+  }
+
   // -- sizes -----------------------------------------------------------------------
 
   fit() {
