@@ -35,6 +35,7 @@ from engine.manager import (
     HandChanged,
     Moved,
     ShowAgain,
+    Status,
     TableView,
     TurnStarted,
 )
@@ -45,8 +46,7 @@ from .views import Seen, no_table, view_for
 
 log = logging.getLogger(__name__)
 
-ACTIVE = ("lobby", "playing")
-_RANK = {"lobby": 0, "playing": 1, "finished": 2, "cancelled": 2}
+_RANK = {Status.LOBBY: 0, Status.PLAYING: 1, Status.FINISHED: 2, Status.CANCELLED: 2}
 
 
 class Viewer(Protocol):
@@ -129,7 +129,7 @@ class Hub:
         for viewer in list(self._viewers):
             if viewer.game_id == event.game_id:
                 self.show(viewer)
-            elif viewer.channel_id == event.channel_id and event.table.status in ACTIVE \
+            elif viewer.channel_id == event.channel_id and event.table.status.is_open \
                     and not self._still_on(viewer):
                 # a new lobby or game where this page shows none (or one that ended)
                 self.follow(viewer, event.game_id)
@@ -173,7 +173,7 @@ class Hub:
                 return
         seen = self._seen.setdefault(game_id, Seen(table))
         seen.table = table
-        if table.status != "playing":
+        if table.status is not Status.PLAYING:
             return
         try:
             seen.public = self._manager.spectator_observation(game_id)
@@ -198,7 +198,7 @@ class Hub:
 
     def _still_on(self, viewer: Viewer) -> bool:
         seen = self._seen.get(viewer.game_id) if viewer.game_id is not None else None
-        return seen is not None and seen.ending is None and seen.table.status in ACTIVE
+        return seen is not None and seen.ending is None and seen.table.status.is_open
 
     def _forget_unwatched(self) -> None:
         watched = {v.game_id for v in self._viewers}

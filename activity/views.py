@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.manager import GameOver, Seat, TableView
+from engine.manager import GameOver, Seat, Status, TableView
 from engine.observation import Observation
 
 MAX_SEATS = 4
@@ -35,7 +35,7 @@ def view_for(seen: Seen, user_id: int) -> dict[str, Any]:
     """The frame one viewer gets: a ``table`` frame."""
     table = seen.table
     public = seen.ending.observation if seen.ending is not None else seen.public
-    status = "finished" if seen.ending is not None else table.status
+    status = Status.FINISHED if seen.ending is not None else table.status
     frame: dict[str, Any] = {
         "t": "table",
         "game_id": table.game_id,
@@ -52,11 +52,11 @@ def view_for(seen: Seen, user_id: int) -> dict[str, Any]:
     }
     if public is not None:
         frame.update(public_extras(public))
-    if table.status == "lobby" and seen.ending is None:
+    if table.status is Status.LOBBY and seen.ending is None:
         frame["lobby"] = lobby_of(table, user_id)
     elif seen.ending is not None:
         frame["over"] = over_of(seen.ending, user_id)
-    elif public is not None and table.status == "playing":
+    elif public is not None and table.status is Status.PLAYING:
         frame["me"] = hand_of(seen, public, user_id)
     return frame
 

@@ -168,7 +168,7 @@ async def test_the_page_comes_back_by_itself_after_the_bot_is_killed(
             try:
                 frame = await my_turn(screen)
                 game_id = frame["game_id"]
-                await screen.page.wait_for_function("window.__seq.firstBoard !== null")
+                await screen.page.wait_for_function("() => window.__seq.firstBoard !== null")
                 # the bot dies; Alice taps her move as it goes
                 await bot.kill()
                 card = next(c for c in frame["me"]["hand"]

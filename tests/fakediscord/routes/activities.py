@@ -15,26 +15,29 @@
 - **The entry point command** (application command type 4, ``PRIMARY_ENTRY_POINT``):
   turning Activities on makes Discord's default one ("Launch", handler 2:
   ``DISCORD_LAUNCH_ACTIVITY``); a global bulk overwrite that leaves it out is refused with
-  Discord's 50240, so a bot's command sync must carry it over.
+  Discord's 50240 (``application.py``'s rule), so a bot's command sync must carry it over.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .payloads import snowflake
+from aiohttp import web
 
-if TYPE_CHECKING:
-    from .people import Person
-    from .server import FakeDiscord, Interaction
+from ..errors import HttpError
+from ..interaction import Interaction
+from ..interactions import InteractionDesk
+from ..payloads import snowflake
+from ..rest import RequestBody, Router
+from ..world import Member, World
 
 ENTRY_POINT = 4  # application command type PRIMARY_ENTRY_POINT
 LAUNCH_ACTIVITY = 12  # interaction callback type
 DISCORD_LAUNCH_ACTIVITY = 2  # entry point handler: Discord launches it, no interaction
-EMBEDDED = 1 << 17  # application flag: the app has an Activity
 _instance_numbers = itertools.count(1)
 
 
@@ -78,31 +81,32 @@ def default_entry_point(application_id: int) -> dict[str, Any]:
             "default_member_permissions": None, "nsfw": False}
 
 
-class Activities:
-    """The fake's Activity side (``FakeDiscord.activities``)."""
+class ActivityRoutes:
+    """The fake's Activity side (``FakeDiscord.activities``): a route group, and the answer
+    to callback 12 at the interaction desk."""
 
-    def __init__(self, server: FakeDiscord, *, client_secret: str = "fake-client-secret",
-                 enabled: bool = True) -> None:
-        self.server = server
+    def __init__(self, world: World, desk: InteractionDesk, *,
+                 client_secret: str = "fake-client-secret", enabled: bool = True) -> None:
+        self.server = world
         self.client_secret = client_secret
         self.enabled = enabled
         self.codes: dict[str, int] = {}  # one-use authorization codes -> the person
         self.tokens: dict[str, int] = {}  # access tokens -> the person
         self.instances: dict[str, Instance] = {}
         self.launches: list[Launch] = []
-        self.refused_overwrites = 0  # bulk overwrites refused for leaving the entry point out
         if enabled:
-            server.commands[None] = [default_entry_point(server.application_id)]
+            world.commands[None] = [default_entry_point(world.application_id)]
+        desk.answers(LAUNCH_ACTIVITY, self.launch)
 
     # -- what people do ------------------------------------------------------------------
 
-    def authorize(self, person: Person) -> str:
+    def authorize(self, person: Member) -> str:
         """The code ``commands.authorize`` hands the page (the person said yes)."""
         code = "code-" + secrets.token_urlsafe(12)
         self.codes[code] = person.id
         return code
 
-    def open(self, person: Person, channel_id: int) -> Instance:
+    def open(self, person: Member, channel_id: int) -> Instance:
         """``person`` opens the Activity in ``channel_id`` (joining the one running there)."""
         instance = next((i for i in self.instances.values() if i.channel_id == channel_id),
                         None)
@@ -116,24 +120,27 @@ class Activities:
         self.server.changed()
         return instance
 
-    def leave(self, person: Person, instance: Instance) -> None:
+    def leave(self, person: Member, instance: Instance) -> None:
         """``person`` closes the Activity."""
         if person.id in instance.users:
             instance.users.remove(person.id)
 
     # -- the routes ------------------------------------------------------------------------
 
-    def add_routes(self, route: Any) -> None:
-        """Register the REST routes (``route(method, pattern, handler, auth=)``), before
-        the server's own: ``GET /users/@me`` answers a Bearer token here."""
-        route("POST", r"/oauth2/token", self._token, auth=False)
-        route("GET", r"/users/@me", self._me, auth=False)
-        route("GET", r"/applications/(?P<app>\d+)/activity-instances/(?P<instance>[^/]+)",
-              self._instance)
+    def register(self, router: Router) -> None:
+        """``POST /oauth2/token`` (the application's id and secret in the form, no
+        header), ``GET /users/@me`` with a ``Bearer`` token (beside the bot's own), and the
+        bot's ``GET`` of an activity instance. Only for an application with an Activity:
+        others have no such routes."""
+        if not self.enabled:
+            return
+        router.accept("Bearer", lambda token: token in self.tokens)
+        router.add("POST", r"/oauth2/token", self._token, auth=None)
+        router.add("GET", r"/users/@me", self._me, auth="Bearer")
+        router.add("GET", r"/applications/(?P<app>\d+)/activity-instances/(?P<instance>[^/]+)",
+                   self._instance)
 
-    async def _token(self, request: Any, m: Any, body: Any) -> Any:
-        from .server import HttpError
-
+    async def _token(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
         form = body.json if isinstance(body.json, dict) else {}
         if (str(form.get("client_id")) != str(self.server.application_id)
                 or form.get("client_secret") != self.client_secret):
@@ -149,24 +156,17 @@ class Activities:
                 "refresh_token": "refresh-" + secrets.token_urlsafe(12),
                 "scope": "identify"}
 
-    async def _me(self, request: Any, m: Any, body: Any) -> Any:
-        from .server import HttpError
+    async def _me(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
+        token = request.headers["Authorization"].removeprefix("Bearer ")
+        user_id = self.tokens.get(token)
+        if user_id is None:
+            raise HttpError(401, 0, "401: Unauthorized")
+        person = self.server.people.get(user_id)
+        return {**self.server.users[user_id],
+                "locale": person.locale if person is not None else "en-US"}
 
-        auth = request.headers.get("Authorization", "")
-        if auth == f"Bot {self.server.token}":
-            return self.server.bot_user
-        if auth.startswith("Bearer "):
-            user_id = self.tokens.get(auth[len("Bearer "):])
-            if user_id is not None:
-                person = self.server.people.get(user_id)
-                user = dict(self.server.users[user_id])
-                user["locale"] = person.locale if person is not None else "en-US"
-                return user
-        raise HttpError(401, 0, "401: Unauthorized")
-
-    async def _instance(self, request: Any, m: Any, body: Any) -> Any:
-        from .server import HttpError
-
+    async def _instance(self, request: web.Request, m: re.Match[str], body: RequestBody
+                        ) -> Any:
         if int(m["app"]) != self.server.application_id:
             raise HttpError(403, 50001, "Missing Access")
         instance = self.instances.get(m["instance"])
@@ -174,13 +174,12 @@ class Activities:
             raise HttpError(404, 10068, "Unknown Activity Instance")
         return instance.payload(self.server.application_id)
 
-    # -- the server's hooks ----------------------------------------------------------------
+    # -- the interaction desk's callback 12 --------------------------------------------------
 
-    def launch(self, interaction: Interaction) -> dict[str, Any]:
+    def launch(self, interaction: Interaction, data: dict[str, Any], files: object,
+               visible_to: int | None) -> dict[str, Any]:
         """The bot answered ``interaction`` with LAUNCH_ACTIVITY: Discord's rules, then the
-        clicker is in the channel's instance. Returns the callback's resource."""
-        from .server import HttpError
-
+        clicker is in the channel's instance. Returns what the callback's resource adds."""
         if not self.enabled:
             raise HttpError(400, 50234, "This application does not have Activities enabled")
         if interaction.type not in (2, 3):
@@ -190,35 +189,10 @@ class Activities:
         instance = self.open(person, interaction.channel_id)
         self.launches.append(Launch(person.id, interaction.channel_id, interaction.id,
                                     instance))
-        return {"type": LAUNCH_ACTIVITY, "activity_instance": {"id": instance.id}}
-
-    def check_overwrite(self, guild_id: int | None, commands: list[dict[str, Any]]) -> None:
-        """A bulk overwrite of the global commands must keep the entry point (50240)."""
-        from .server import HttpError
-
-        if guild_id is not None:
-            if any(int(c.get("type") or 1) == ENTRY_POINT for c in commands):
-                raise HttpError(400, 50035, "Invalid Form Body: an entry point command is "
-                                            "global only")
-            return
-        had = [c for c in self.server.commands.get(None, [])
-               if int(c.get("type") or 1) == ENTRY_POINT]
-        sent = [c for c in commands if int(c.get("type") or 1) == ENTRY_POINT]
-        if had and not sent:
-            self.refused_overwrites += 1
-            raise HttpError(400, 50240, "You cannot remove this app's Entry Point command "
-                                        "in a bulk update operation. Please include the "
-                                        "Entry Point command in your update request or "
-                                        "delete it separately.")
-        for command in sent:
-            if "handler" not in command:
-                raise HttpError(400, 50035, "Invalid Form Body: an entry point command "
-                                            "needs a handler")
+        return {"activity_instance": {"id": instance.id}}
 
     def entry_point(self) -> dict[str, Any] | None:
         """The application's entry point command as Discord holds it now."""
         return next((c for c in self.server.commands.get(None, [])
                      if int(c.get("type") or 1) == ENTRY_POINT), None)
 
-    def flags(self) -> int:
-        return EMBEDDED if self.enabled else 0
