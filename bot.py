@@ -105,6 +105,8 @@ class SequenceBot(commands.Bot):
             seed_source=None if seed is None else (lambda: seed))
         if self.watching is not None:
             self.watching.attach(manager, store)
+        if self.activity_app is not None:  # told first: it pushes without waiting for Discord
+            self.activity_app.attach(manager, self.application_id or 0)
         self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace),
                                 board_button=self.settings.activity_on)
@@ -128,7 +130,6 @@ class SequenceBot(commands.Bot):
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
         if self.activity_app is not None:
-            self.activity_app.attach(manager, self.application_id or 0)
             await self.activity_app.serve()
         await sync_commands(self.tree, self.settings, store.games)
 

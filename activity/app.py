@@ -96,8 +96,20 @@ class ActivityServer:
             return web.Response(status=503, text="The Activity's page is not built yet.\n",
                                 headers=NO_STORE)
         html = (html.replace("__CLIENT_ID__", str(self._login.application_id or ""))
-                    .replace("__LOOKS__", palette_json()))
+                    .replace("__LOOKS__", palette_json())
+                    .replace("__PRELOADS__", self._preloads(request)))
         return web.Response(text=html, content_type="text/html", headers=NO_STORE)
+
+    def _preloads(self, request: web.Request) -> str:
+        """The pictures of the table in the page's channel (Discord puts ``channel_id`` in
+        the Activity's address), asked for while the script loads and the player logs in:
+        the first board is drawn the moment its frame comes. Only public pictures: the
+        channel named here chooses nothing else."""
+        channel = request.query.get("channel_id", "")
+        lang = lang_of(request.headers.get("Accept-Language"))
+        pictures = self._hub.pictures_for(int(channel), lang) if channel.isdigit() else []
+        return "".join(f'<link rel="preload" href="/.proxy{p}" as="image">\n'
+                       for p in pictures)
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         name = request.path.rsplit("/", 1)[-1]

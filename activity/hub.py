@@ -1,10 +1,11 @@
 """The Activity's listener: every change of a table reaches its open pages at once.
 
-The hub is one more listener of the manager (``Listener.on_event``), beside the Discord
-side. It keeps what the events told of each table someone watches (``views.Seen``), and
-after each event rebuilds the frame of every page on that table and pushes it when it
-changed: a move from chat, from a computer, a timer or another page shows up without any
-page asking.
+The hub is one more listener of the manager, beside the Discord side: a ``Hearer``, told
+each event the moment its change is committed, so a page never waits for the board being
+posted to Discord (the Discord side's work on the event before). It keeps what the events
+told of each table someone watches (``views.Seen``), and after each event rebuilds the
+frame of every page on that table and pushes it when it changed: a move from chat, from a
+computer, a timer or another page shows up without any page asking.
 
 It builds frames from the events only, never from the manager's live tables: a listener
 hears of a change after its commit, while the live table may already hold the next move,
@@ -16,8 +17,8 @@ Events for one table may come out of order across processes (this process's own,
 being told, and a newer one read from the store): each piece is kept only if it is not
 older than what is held (``_newer``).
 
-Pushing never waits for a page: ``Viewer.push`` queues the frame, and each connection
-writes its own queue (a slow phone never holds a game's lock or another page up).
+Nothing here waits: ``Viewer.push`` queues the frame, and each connection writes its own
+queue (a slow phone never holds a game's lock or another page up), as a hearer must.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from engine.manager import (
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
-from .views import Seen, no_table, view_for
+from .views import Seen, no_table, picture_paths, view_for
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ class Viewer(Protocol):
     """One open page: who, where, which table it follows, and how to reach it."""
 
     user_id: int
+    lang: str  # the page's person's language
     channel_id: int
     game_id: int | None  # the table it shows (None: none, the page offers to open one)
 
@@ -93,6 +95,18 @@ class Hub:
     def viewers(self) -> int:
         return len(self._viewers)
 
+    def pictures_for(self, channel_id: int, lang: str) -> list[str]:
+        """The looks a page in ``channel_id`` draws its first board with (the spaces and
+        the chips of the table there; none without a game), for its page to preload."""
+        table = self._manager.table_for_channel(channel_id)
+        if table is None or table.status is not Status.PLAYING:
+            return []
+        try:
+            public = self._manager.spectator_observation(table.game_id)
+        except Exception:
+            return []
+        return picture_paths(public, lang)
+
     def follow(self, viewer: Viewer, game_id: int) -> None:
         """The page now follows ``game_id`` (a table it just opened, a rematch's lobby)."""
         viewer.game_id = game_id
@@ -104,7 +118,7 @@ class Hub:
     def show(self, viewer: Viewer) -> None:
         """Push the viewer's frame if it changed since the last one it got."""
         seen = self._seen.get(viewer.game_id) if viewer.game_id is not None else None
-        frame = (view_for(seen, viewer.user_id) if seen is not None
+        frame = (view_for(seen, viewer.user_id, viewer.lang) if seen is not None
                  else no_table(viewer.channel_id))
         text = json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
         if self._shown.get(viewer) != text:
@@ -118,9 +132,9 @@ class Hub:
         self._shown.pop(viewer, None)
         self.show(viewer)
 
-    # -- the manager's listener ------------------------------------------------------------
+    # -- the manager's hearer --------------------------------------------------------------
 
-    async def on_event(self, event: Event) -> None:
+    def heard(self, event: Event) -> None:
         if isinstance(event, Followed | ShowAgain):
             ending = event.ending
             self._followed(event.table, ending)

@@ -79,14 +79,12 @@ ROUTES: tuple[tuple[str, Callable[[web.Request], object]], ...] = (
 
 
 def warm() -> None:
-    """Draw every picture once (in a worker thread at start), so a page's first board
-    waits for none of them."""
+    """Draw every board's pictures once (in a worker thread at start), so a page's first
+    board waits for none of them. (Cards are drawn when first asked for: three a hand.)"""
+    for picture in looks.KIDS_PICTURES:
+        looks.space_png("kids", picture, "en")
     for lang in LANGUAGES:
-        for picture in looks.KIDS_PICTURES:
-            looks.space_png("kids", picture, lang)
-        for name in looks.palette()["cards"]:
-            looks.card_png(name, False, lang)
-            looks.card_png(name, True, lang)
+        looks.space_png("kids", "free", lang)
     for picture in looks.DICE_PICTURES:
         looks.space_png("dice", picture, "en")
     for colour in looks.palette()["chips"]:

@@ -65,7 +65,6 @@ class Asker(Viewer, Protocol):
     """A page that asks: a viewer with a name, a language and the server it is in."""
 
     name: str
-    lang: str
     guild_id: int | None
 
 

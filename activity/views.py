@@ -31,8 +31,8 @@ class Seen:
     ending: GameOver | None = None  # how it ended, once it did
 
 
-def view_for(seen: Seen, user_id: int) -> dict[str, Any]:
-    """The frame one viewer gets: a ``table`` frame."""
+def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
+    """The frame one viewer gets (``lang``: theirs): a ``table`` frame."""
     table = seen.table
     public = seen.ending.observation if seen.ending is not None else seen.public
     status = Status.FINISHED if seen.ending is not None else table.status
@@ -45,7 +45,7 @@ def view_for(seen: Seen, user_id: int) -> dict[str, Any]:
         "host": table.host_id == user_id,
         "seats": seats_of(table, public, user_id),
         "turn": None if public is None else public["turn"],
-        "board": None if public is None else board_of(public),
+        "board": None if public is None else board_of(public, lang),
         "me": None,
         "lobby": None,
         "over": None,
@@ -92,13 +92,14 @@ def face_hue(seat: Seat) -> int:
     return zlib.crc32(key.encode()) % 360
 
 
-def board_of(public: Observation) -> dict[str, Any]:
+def board_of(public: Observation, lang: str) -> dict[str, Any]:
     """The board: its pictures, the chips (by side), the last move, the winning line."""
     last = public["last"]
     return {
         "width": public["width"],
         "height": public["height"],
         "layout": public["layout"],
+        "pictures": space_pictures(public, lang),
         "chips": public["board"],
         "colours": public["colours"],
         "placed": last["placed"] if last else None,
@@ -166,6 +167,21 @@ def over_of(ending: GameOver, user_id: int) -> dict[str, Any]:
         "reason": ending.reason,
         "played": any(s.user_id == user_id for s in ending.table.seats),
     }
+
+
+def space_pictures(public: Observation, lang: str) -> dict[str, str]:
+    """Where each picture of the board's spaces is (``looks.py``'s paths). Only a free
+    corner has a word on it: every other space has one picture in both languages, so a
+    page's preloads (made before anyone logged in) are the pictures it draws."""
+    game = public["game"]
+    return {p: f"/looks/space/{lang if p == 'free' else 'en'}/{game}/{p}.png"
+            for p in dict.fromkeys(public["layout"])}
+
+
+def picture_paths(public: Observation, lang: str) -> list[str]:
+    """The looks a board is drawn with: each space's picture once, each side's chip."""
+    return [*space_pictures(public, lang).values(),
+            *(f"/looks/chip/{c}.png" for c in public["colours"])]
 
 
 def no_table(channel_id: int) -> dict[str, Any]:

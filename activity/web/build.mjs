@@ -3,7 +3,8 @@
 // serves dist/ (activity/app.py). Nothing here is fetched at build time but the packages
 // the lock file pins, already installed by `npm ci`.
 import { build } from "esbuild";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 
 const here = new URL(".", import.meta.url);
 const out = new URL("dist/", here);
@@ -26,3 +27,8 @@ await build({
   logLevel: "warning",
 });
 await copyFile(new URL("src/index.html", here), new URL("index.html", out));
+// gzipped twins: the server sends them to a browser that takes gzip (aiohttp's FileResponse)
+for (const name of ["app.js", "app.css"]) {
+  const file = new URL(name, out);
+  await writeFile(new URL(`${name}.gz`, out), gzipSync(await readFile(file), { level: 9 }));
+}

@@ -191,3 +191,13 @@ class Listener(Protocol):
     """Anything that wants to hear what happened. Raising is logged, never fatal."""
 
     async def on_event(self, event: Event) -> None: ...
+
+
+@runtime_checkable
+class Hearer(Protocol):
+    """A listener told each event the moment its change is committed, before the others
+    are told it in order: one that only notes it and pushes it on, never waits and never
+    calls the manager (the Activity's hub, whose pages then never wait for a board being
+    posted to Discord). Told with its game's lock held; raising is logged, never fatal."""
+
+    def heard(self, event: Event) -> None: ...

@@ -27,7 +27,7 @@ from .computer import Agent, Computers, Hint, make_agent, suggest
 from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
 from .due import Due
 from .errors import ManagerError, refuse
-from .events import Listener, Moved, Player, TableView
+from .events import Hearer, Listener, Moved, Player, TableView
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
@@ -142,10 +142,10 @@ class GameManager:
         """Wait until no computer player is thinking or waiting to move (tests, demo)."""
         await self._computers.settle()
 
-    def add_listener(self, listener: Listener) -> None:
+    def add_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.add_listener(listener)
 
-    def remove_listener(self, listener: Listener) -> None:
+    def remove_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.remove_listener(listener)
 
     # -- reading -----------------------------------------------------------------------

@@ -19,11 +19,13 @@ import fcntl
 import json
 import os
 import shutil
+import socket
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -203,3 +205,26 @@ async def open_screen(browser: Any, fake: FakeDiscord, base: str, person: Person
     await page.goto(f"{base}/?instance_id={instance.id}&channel_id={channel_id}"
                     f"&guild_id={guild}&mock_code={code}")
     return screen
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def served(url: str, timeout: float = 30.0) -> None:
+    """Wait until the Activity answers at ``url`` (a bot process starting)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    async with aiohttp.ClientSession() as http:
+        while True:
+            try:
+                async with http.get(url) as r:
+                    if r.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            if loop.time() > deadline:
+                raise AssertionError(f"the Activity did not answer at {url}")
+            await asyncio.sleep(0.1)

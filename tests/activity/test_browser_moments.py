@@ -3,14 +3,10 @@ taps that must do nothing, a dead card, a tab left behind, and the bot killed mi
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
-from tests.activity.browser import BROWSER, TABLET, open_screen
+from tests.activity.browser import BROWSER, TABLET, free_port, open_screen, served
 from tests.activity.conftest import Table, a_table
 from tests.activity.pages import hands_in
 from tests.activity.taps import my_turn, tap_a_move
@@ -123,29 +119,6 @@ async def test_a_stale_tab_is_refused_by_its_turn_and_shows_the_table(
     assert table.bot.manager is not None
     assert table.bot.manager.get(frame["game_id"]).ply == frame["ply"] + 1
     assert len(first.moves_sent()) == 1
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def served(url: str, timeout: float = 30.0) -> None:
-    """Wait until the Activity answers at ``url`` (a bot process starting)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    async with aiohttp.ClientSession() as http:
-        while True:
-            try:
-                async with http.get(url) as r:
-                    if r.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            if loop.time() > deadline:
-                raise AssertionError(f"the Activity did not answer at {url}")
-            await asyncio.sleep(0.1)
 
 
 async def test_the_page_comes_back_by_itself_after_the_bot_is_killed(

@@ -11,10 +11,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from tests.activity.browser import BROWSER, open_screen
+from tests.activity.browser import BROWSER, free_port, open_screen, served
 from tests.activity.pages import hands_in
 from tests.activity.taps import tap_a_move
-from tests.activity.test_browser_moments import free_port, served
 from tests.e2e.people import play_until_over, turn_from_dm
 from tests.e2e.processes import begin, two_processes
 from tests.fakediscord import FakeDiscord, FakeMessage, Person

@@ -48,7 +48,10 @@ export async function login(sdk, clientId, { fresh = false } = {}) {
   });
   if (!answer.ok) throw new Error(`login refused (${answer.status})`);
   const { access_token: accessToken, session } = await answer.json();
-  await sdk.commands.authenticate({ access_token: accessToken });
+  // (the SDK's own login, for Discord's side; the board needs only our session, so the
+  // socket opens meanwhile)
+  sdk.commands.authenticate({ access_token: accessToken })
+    .catch((error) => console.warn("authenticate failed", error));
   remember(session);
   return session;
 }

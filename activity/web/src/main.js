@@ -15,6 +15,7 @@ const metrics = {
   firstBoard: null,
   taps: [],
   frames: 0,
+  updates: [], // each table drawn: its ply and the wall clock then (the bench's clock too)
   ready: false,
   pictures: null,
   // a tab left behind (tests): frames wait while `holding`, then come in order
@@ -40,6 +41,10 @@ const metrics = {
     const now = performance.now();
     requestAnimationFrame(() => {
       const drawn = performance.now();
+      if (frame.t === "table") {
+        this.updates.push({ ply: frame.ply, wall: Date.now() });
+        if (this.updates.length > 1000) this.updates.splice(0, 500);
+      }
       for (const tap of this.taps) {
         if (tap.drawn === null && frame.ply > tap.ply) tap.drawn = drawn;
       }

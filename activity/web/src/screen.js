@@ -188,12 +188,10 @@ export class Screen {
 
   build(frame, key) {
     const board = frame.board;
-    const lang = this.words.lang || "en";
     const cells = board.layout.map((picture, index) => {
       const name = spaceName(index, board.width);
       const pic = el("img", {
-        class: "pic", alt: "", draggable: "false",
-        src: `/.proxy/looks/space/${lang}/${frame.game}/${picture}.png`,
+        class: "pic", alt: "", draggable: "false", src: `/.proxy${board.pictures[picture]}`,
       });
       const chip = el("img", { class: "chip", alt: "", draggable: "false", hidden: true });
       const button = el("button", { class: "space", "data-space": name, "aria-label": name },
