@@ -284,7 +284,7 @@ export class Screen {
       const swap = `dead:${card}`;
       if (card === this.selected && isDead && myTurn && me.legal.includes(swap)) {
         const offer = el("button", {
-          class: "swap", "data-swap": card, "aria-label": this.w("activity.exchange"),
+          class: "swap beckons", "data-swap": card, "aria-label": this.w("activity.exchange"),
           title: this.w("activity.exchange"), html: icons.swap,
         });
         offer.addEventListener("click", (event) => {
@@ -310,7 +310,7 @@ export class Screen {
   roll(frame, me) {
     const canRoll = me.legal.includes("roll") && this.sentAt !== frame.ply;
     const go = el("button", {
-      class: `go${canRoll ? " can" : ""}`, "data-roll": "true",
+      class: `go${canRoll ? " can beckons" : ""}`, "data-roll": "true",
       disabled: canRoll ? null : true, "aria-label": this.w("activity.roll"),
     }, el("img", { alt: "", src: "/.proxy/looks/die/5.png" }),
     el("span", {}, this.w("activity.roll")));
@@ -362,7 +362,7 @@ export class Screen {
     const row = el("div", { class: "row" });
     if (lobby.can_join) {
       row.append(this.button(icons.sit, this.w("activity.lobby.join"),
-        () => this.send({ t: "join" }), "go can", { "data-do": "join" }));
+        () => this.send({ t: "join" }), "go can beckons", { "data-do": "join" }));
     }
     if (lobby.can_add_computer) {
       row.append(this.button(icons.robot, this.w("activity.lobby.computer"),
@@ -370,7 +370,7 @@ export class Screen {
     }
     if (lobby.can_start) {
       row.append(this.button(icons.play, this.w("activity.lobby.start"),
-        () => this.send({ t: "start" }), "go can", { "data-do": "start" }));
+        () => this.send({ t: "start" }), "go can beckons", { "data-do": "start" }));
     }
     if (lobby.seated && !frame.host) {
       row.append(this.button(icons.out, this.w("activity.lobby.leave"),
@@ -398,7 +398,7 @@ export class Screen {
     ];
     if (over.played) {
       children.push(el("div", { class: "row" }, this.button(icons.again,
-        this.w("activity.over.rematch"), () => this.send({ t: "rematch" }), "go can",
+        this.w("activity.over.rematch"), () => this.send({ t: "rematch" }), "go can beckons",
         { "data-do": "rematch" })));
     }
     this.node.panel.hidden = true;
@@ -429,7 +429,7 @@ export class Screen {
     }));
     const go = this.button(icons.play, this.w("activity.open.go"), () => this.send({
       t: "open", game: choice.game, computers: choice.computers,
-    }), "go can", { "data-do": "open" });
+    }), "go can beckons", { "data-do": "open" });
     this.open([el("h2", {}, this.w("activity.open.title")), games,
       el("div", {}, this.w("activity.open.computers")), robots,
       el("div", { class: "row" }, go)], "center");
