@@ -183,7 +183,7 @@ class Screen:
         """A screenshot in ``ACTIVITY_SCREENS`` (the team's screens folder)."""
         SCREENS.mkdir(parents=True, exist_ok=True)
         path = SCREENS / f"{name}.png"
-        await self.page.screenshot(path=str(path))
+        await self.page.screenshot(path=str(path), animations="disabled")
         return path
 
     async def close(self) -> None:

@@ -214,3 +214,15 @@ async def test_no_hand_reaches_anyone_but_its_holder(table: Table) -> None:
             for held_by, _ in hands_in(frame):
                 assert held_by == seat, f"{name} got seat {held_by}'s hand"
     assert hands_in(pages["Carol"].table or {}) == []
+
+
+async def test_a_norwegian_player_gets_the_page_in_norwegian(table: Table) -> None:
+    await started(table, "Bob")
+    table["Bob"].locale = "no"
+    bob = await table.page("Bob")
+    welcome = (await bob.wait_for(lambda: bob.frames[:1], "the welcome"))[0]
+    assert welcome["lang"] == "no"
+    assert welcome["words"]["activity.turn.you"] == "Din tur"
+    await bob.send({"t": "move", "action": "lion@B3", "ply": 0})
+    refused = await bob.wait_for(lambda: bob.refusals(), "the refusal")
+    assert refused[0]["text"] and "turn" not in refused[0]["text"]
