@@ -182,3 +182,19 @@ async def loaded(db: Path, game_id: int) -> list[str]:
     finally:
         await store.close()
 
+
+
+async def test_in_a_channel_with_no_table_the_page_opens_one(browser_table: Table) -> None:
+    table = browser_table
+    carol = await table.screen("Carol")
+    await carol.page.wait_for_selector('[data-do="open"]')
+    await carol.shot("phone-open-a-table")
+    await carol.tap('[data-game="dice"]')
+    await carol.tap('[data-computers="2"]')
+    await carol.tap('[data-do="open"]')
+    frame = await carol.table_where(lambda t: t["status"] == "playing", "the game opened")
+    assert frame["game"] == "dice"
+    assert [s["kind"] for s in frame["seats"]] == ["person", "computer", "computer"]
+    # the chat sees the game as any other: its board in the channel
+    await table.discord.wait_for(lambda: boards(table.discord, table.guild.channel_id), 5,
+                                 "the board in the channel")

@@ -420,7 +420,7 @@ export class Screen {
     }));
     const robots = el("div", { class: "row" }, ...[1, 2, 3].map((n) => {
       const node = el("button", {
-        class: `big${choice.computers === n ? " chosen" : ""}`, "data-computers": n,
+        class: `big robots${choice.computers === n ? " chosen" : ""}`, "data-computers": n,
         "aria-label": `${n}`,
       });
       node.innerHTML = icons.robot.repeat(n);
