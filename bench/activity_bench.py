@@ -417,13 +417,9 @@ async def _two_process_game(browser: Any, folder: Path, url: str, game: int,
 
 
 async def _database(server: Any, n: int) -> str:
-    import asyncpg
+    """A fresh database for game ``n`` on the bench's own throwaway server."""
+    from bench.sharing_bench import create_database
 
-    name = f"activity_bench_{os.getpid()}_{n}"
-    admin = await asyncpg.connect(server.url())
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    return str(server.url(name))
+    dbname = f"activity_bench_{n}"
+    await create_database(server, dbname)
+    return str(server.url(dbname))
