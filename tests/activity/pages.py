@@ -125,6 +125,21 @@ class PageClient:
         return await self.table_where(lambda t: bool(t["me"] and t["me"]["legal"]),
                                       "my turn", timeout)
 
+    async def play(self, action: str, ply: int) -> dict[str, Any]:
+        """Make a move as a person would: sent, and once more after a pause if the bot said
+        to slow down (its pace per person); the table once it shows the move made."""
+        for _ in range(10):
+            refused = len(self.refusals())
+            await self.send({"t": "move", "action": action, "ply": ply})
+            await self.wait_for(lambda n=refused: (self.table is not None
+                                                   and self.table["ply"] > ply)
+                                or len(self.refusals()) > n, "the move, or a refusal")
+            if self.table is not None and self.table["ply"] > ply:
+                return self.table
+            assert self.refusals()[-1]["code"] == "too_fast", self.refusals()[-1]
+            await asyncio.sleep(0.4)  # (a person's pause before tapping again)
+        raise AssertionError(f"the move {action} was never made")
+
     async def close(self) -> None:
         if self._ws is not None:
             await self._ws.close()

@@ -226,3 +226,31 @@ async def test_a_norwegian_player_gets_the_page_in_norwegian(table: Table) -> No
     await bob.send({"t": "move", "action": "lion@B3", "ply": 0})
     refused = await bob.wait_for(lambda: bob.refusals(), "the refusal")
     assert refused[0]["text"] and "turn" not in refused[0]["text"]
+
+
+async def test_play_again_from_the_end_seats_everyone_again(table: Table) -> None:
+    game_id = await started(table, "Bob")
+    pages = {"Alice": await table.page("Alice"), "Bob": await table.page("Bob")}
+    while True:
+        frame = await pages["Alice"].table_where(
+            lambda t: t["over"] is not None or bool(t["me"] and t["me"]["legal"])
+            or not t["seats"][0]["to_move"], "a turn or the end")
+        if frame["over"] is not None:
+            break
+        mover = pages["Alice"] if frame["seats"][0]["to_move"] else pages["Bob"]
+        turn = await mover.table_where(
+            lambda t: t["over"] is not None or bool(t["me"] and t["me"]["legal"]), "turn")
+        if turn["over"] is not None:
+            break
+        legal = turn["me"]["legal"]
+        await mover.play(next((a for a in legal if "@" in a), legal[0]), turn["ply"])
+    end = await pages["Bob"].table_where(lambda t: t["over"] is not None, "the end")
+    assert end["over"]["played"]
+    await pages["Bob"].send({"t": "rematch"})
+    lobby = await pages["Alice"].table_where(
+        lambda t: t["status"] == "lobby" and t["game_id"] != game_id, "the rematch's lobby")
+    assert [s["name"] for s in lobby["seats"]] == ["Alice", "Bob"]
+    assert lobby["lobby"]["can_start"], "Alice, the first person seated, is its host"
+    await pages["Alice"].send({"t": "start"})
+    await pages["Bob"].table_where(lambda t: t["status"] == "playing"
+                                   and t["game_id"] == lobby["game_id"], "the new game")
