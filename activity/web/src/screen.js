@@ -132,12 +132,18 @@ export class Screen {
     return face;
   }
 
+  // A seat's name as shown: a computer's in the page's language, with its number.
+  nameOf(seat) {
+    if (seat.kind !== "computer") return seat.name;
+    return `${this.w("activity.computer")} ${seat.name.replace(/\D+/g, "")}`.trim();
+  }
+
   seatNode(seat) {
     const classes = ["seat"];
     if (seat.to_move) classes.push("to-move");
     if (seat.you) classes.push("you");
     if (seat.gone) classes.push("gone");
-    const name = seat.kind === "computer" ? this.w("activity.computer") : seat.name;
+    const name = this.nameOf(seat);
     return el("div", { class: classes.join(" "), "data-seat": seat.seat, title: name },
       this.face(seat), el("div", { class: "name" }, name));
   }
@@ -254,9 +260,7 @@ export class Screen {
     if (me.child) text = this.w("activity.cards_of", { name: me.name });
     else if (me.legal.length) text = this.w("activity.turn.you");
     else if (mover) {
-      text = this.w("activity.turn.of", {
-        name: mover.kind === "computer" ? this.w("activity.computer") : mover.name,
-      });
+      text = this.w("activity.turn.of", { name: this.nameOf(mover) });
       colour = mover.colour || colour;
     }
     who.append(el("img", { alt: "", src: this.chipSrc(colour) }), document.createTextNode(text));
@@ -388,7 +392,9 @@ export class Screen {
     let text = this.w("activity.over.stopped");
     if (over.draw) text = this.w("activity.over.draw");
     else if (winners.length) {
-      text = this.w("activity.over.won", { names: winners.map((s) => s.name).join(" & ") });
+      text = this.w("activity.over.won", {
+        names: winners.map((s) => this.nameOf(s)).join(" & "),
+      });
     }
     const children = [
       el("div", { class: "winners" },
