@@ -183,6 +183,8 @@ class Screen:
         """A screenshot in ``ACTIVITY_SCREENS`` (the team's screens folder)."""
         SCREENS.mkdir(parents=True, exist_ok=True)
         path = SCREENS / f"{name}.png"
+        await self.page.wait_for_function(  # (a card just drawn: its picture loaded)
+            "() => [...document.images].every(i => i.complete)")
         await self.page.screenshot(path=str(path), animations="disabled")
         return path
 
