@@ -8,7 +8,13 @@ PY     := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 STAMP     := $(VENV)/.installed-dev
 
-.PHONY: run invite backup test lint typecheck pytest bench tournament demo reliability load clean
+.PHONY: run invite backup test lint typecheck pytest bench tournament demo reliability load clean activity
+
+# The Activity's page (activity/web): its npm packages as the lock file pins them, then the
+# bundle in activity/web/dist (not in git). Only `make run` with ACTIVITY_PORT set, and the
+# tests, need it: the chat game alone needs no Node.
+WEB := activity/web
+WEB_SOURCES := $(wildcard $(WEB)/src/*) $(WEB)/build.mjs $(WEB)/package-lock.json
 
 $(RUN_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,7 +26,17 @@ $(STAMP): $(RUN_STAMP)
 	touch $(STAMP)
 
 run: $(RUN_STAMP)
+	@if [ -n "$$ACTIVITY_PORT" ] || grep -qsE '^ACTIVITY_PORT=[0-9]+' .env; then \
+		$(MAKE) --no-print-directory activity; fi
 	$(PY) bot.py
+
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+
+$(WEB)/dist/app.js: $(WEB)/node_modules/.package-lock.json $(WEB_SOURCES)
+	cd $(WEB) && node build.mjs
+
+activity: $(WEB)/dist/app.js
 
 # The link that adds the bot to a server (docs/ADMIN.md), without starting it.
 invite: $(RUN_STAMP)
@@ -43,7 +59,7 @@ typecheck: $(STAMP)
 # TEST_WORKERS processes at once (pytest-xdist; each test owns its ports, servers and
 # files), whatever the number of cores; the 15 slowest are named at the end.
 TEST_WORKERS ?= 4
-pytest: $(STAMP)
+pytest: $(STAMP) activity
 	$(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 bench: $(STAMP)

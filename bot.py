@@ -22,6 +22,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from activity import Activity, ActivityConfig
 from cogs.community import Community
 from cogs.i18n import Translator
 from cogs.sequence import Sequence
@@ -61,6 +62,10 @@ class SequenceBot(commands.Bot):
         if self.watching is not None:
             self.watching.trace_into(trace)
         options.setdefault("http_trace", trace)
+        # the Activity (a child taps the board), only with ACTIVITY_PORT (activity/)
+        self.activity_app = None if settings.activity_port is None else Activity(ActivityConfig(
+            settings.activity_port, settings.client_secret or "", settings.token,
+            settings.api_base, settings.activity_host), trace=trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
@@ -100,8 +105,11 @@ class SequenceBot(commands.Bot):
             seed_source=None if seed is None else (lambda: seed))
         if self.watching is not None:
             self.watching.attach(manager, store)
+        if self.activity_app is not None:  # told first: it pushes without waiting for Discord
+            self.activity_app.attach(manager, self.application_id or 0)
         self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
-                                pace=ChannelPace(messages=self.settings.channel_pace))
+                                pace=ChannelPace(messages=self.settings.channel_pace),
+                                board_button=self.settings.activity_on)
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
         # other processes may change them (/sequence settings in a server of theirs)
@@ -121,6 +129,8 @@ class SequenceBot(commands.Bot):
         await self.tree.set_translator(Translator())
         # the desk listens before the manager restarts games, so nothing is missed
         await manager.start()
+        if self.activity_app is not None:
+            await self.activity_app.serve()
         await sync_commands(self.tree, self.settings, store.games)
 
     async def on_ready(self) -> None:
@@ -139,6 +149,8 @@ class SequenceBot(commands.Bot):
     async def close(self) -> None:
         if self.watching is not None:
             await self.watching.stop()
+        if self.activity_app is not None:  # (its pages reconnect to whoever serves next)
+            await self.activity_app.stop()
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
         # so a stop never cuts an answer in half.
@@ -201,7 +213,7 @@ def main() -> int:
         logging.basicConfig(format="%(levelname)s: %(message)s")
         log.error("%s", exc)
         return 2
-    setup_logging(settings.log_level, settings.token)
+    setup_logging(settings.log_level, settings.token, settings.client_secret)
     try:
         asyncio.run(run(settings))
     except discord.LoginFailure:

@@ -124,9 +124,9 @@ def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image
         inset = max(1, round(c * 0.03))
         rect = (x0 + inset, y0 + inset, x1 - inset - 1, y1 - inset - 1)
         if geo.game == "kids":
-            _draw_kids_space(image, draw, rect, picture, lang)
+            draw_kids_space(image, draw, rect, picture, lang)
         else:
-            _draw_dice_space(image, draw, rect, picture)
+            draw_dice_space(image, draw, rect, picture)
     if not geo.legend:
         return image
     # The legend panel.
@@ -137,8 +137,9 @@ def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image
     return image
 
 
-def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
-                     rect: tuple[int, int, int, int], picture: str, lang: str) -> None:
+def draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
+                    rect: tuple[int, int, int, int], picture: str, lang: str) -> None:
+    """One space of the Kids board: its animal, or a free corner (the sun and the word)."""
     x0, y0, x1, y1 = rect
     size = x1 - x0
     radius = round(size * 0.12)
@@ -156,8 +157,9 @@ def _draw_kids_space(image: Image.Image, draw: ImageDraw.ImageDraw,
     image.paste(pic, (x0 + (size - pic.width) // 2, y0 + (size - pic.height) // 2), pic)
 
 
-def _draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
-                     rect: tuple[int, int, int, int], picture: str) -> None:
+def draw_dice_space(image: Image.Image, draw: ImageDraw.ImageDraw,
+                    rect: tuple[int, int, int, int], picture: str) -> None:
+    """One space of the Dice board: its number (and on 2 and 12, the dice of the box)."""
     x0, y0, x1, y1 = rect
     size = x1 - x0
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2

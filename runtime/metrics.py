@@ -41,7 +41,8 @@ GAMES = ("kids", "dice")
 #: how a move was made: a person's from where they made it (``Moved.via``), the others by
 #: who made it (``Moved.by``); "resign" for a seat given up (resigned, left, removed, or
 #: freed after missed turns), "other" for a person's move no transport named
-HOWS = ("dm", "channel", "command", "computer", "timer", "auto", "resign", "other")
+HOWS = ("dm", "channel", "command", "activity", "computer", "timer", "auto", "resign",
+        "other")
 CHORES = ("computer", "reminder", "turn_timer", "lobby_timeout", "look")
 #: the parts of the bot that log (the first part of a logger's name): "sequence" is the
 #: bot's own log (bot.py, runtime/)

@@ -18,6 +18,8 @@ DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
 DEFAULT_METRICS_HOST = "127.0.0.1"  # metrics and health are for this machine unless told
+# the Activity's page: for a tunnel or a reverse proxy on this machine unless told
+DEFAULT_ACTIVITY_HOST = "127.0.0.1"
 
 
 class SettingsError(ValueError):
@@ -56,6 +58,19 @@ class Settings:
     # default; 0: any free port, said in the log); METRICS_HOST: the address they listen on
     metrics_port: int | None = None
     metrics_host: str = DEFAULT_METRICS_HOST
+    # ACTIVITY_PORT: the Activity (a child taps the board, docs/ADMIN.md "The Activity")
+    # served on this port (None: off, the default: the chat game alone); ACTIVITY_HOST: the
+    # address it listens on; DISCORD_CLIENT_SECRET: the application's OAuth2 secret, which
+    # turns a player's login code into who they are (never logged, never sent to a page)
+    activity_port: int | None = None
+    activity_host: str = DEFAULT_ACTIVITY_HOST
+    client_secret: str | None = None
+
+    @property
+    def activity_on(self) -> bool:
+        """Whether the Activity is served (``ACTIVITY_PORT`` set): the lobby and the boards
+        then carry a "Play on the board" button."""
+        return self.activity_port is not None
 
     @property
     def sharded(self) -> bool:
@@ -100,7 +115,24 @@ class Settings:
             metrics_port=_port(env, "METRICS_PORT"),
             metrics_host=env.get("METRICS_HOST", "").strip() or DEFAULT_METRICS_HOST,
             **cls.shards_from(env),
+            **cls.activity_from(env),
         )
+
+    @staticmethod
+    def activity_from(env: Mapping[str, str]) -> dict[str, Any]:
+        """``ACTIVITY_PORT`` (the Activity on: it needs ``DISCORD_CLIENT_SECRET``),
+        ``ACTIVITY_HOST``."""
+        port = _port(env, "ACTIVITY_PORT")
+        secret = env.get("DISCORD_CLIENT_SECRET", "").strip() or None
+        if port is None:
+            return {"client_secret": secret}
+        if secret is None:
+            raise SettingsError(
+                "ACTIVITY_PORT needs DISCORD_CLIENT_SECRET: the application's OAuth2 client "
+                "secret (Discord Developer Portal > your application > OAuth2 > Client "
+                "Secret), with which the Activity learns who is playing.")
+        return {"activity_port": port, "client_secret": secret,
+                "activity_host": env.get("ACTIVITY_HOST", "").strip() or DEFAULT_ACTIVITY_HOST}
 
     @staticmethod
     def shards_from(env: Mapping[str, str]) -> dict[str, Any]:

@@ -50,13 +50,15 @@ class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
-                 pace: ChannelPace | None = None, watch: Watch | None = None) -> None:
+                 pace: ChannelPace | None = None, watch: Watch | None = None,
+                 board_button: bool = False) -> None:
         """``posted``: the store's record of what was posted (``store.posted``), shared
         with every other process on the same database; ``watch``: told when each board is
-        out (the bot's metrics: ``cogs/table/watch.py``)."""
+        out (the bot's metrics: ``cogs/table/watch.py``); ``board_button``: the bot serves
+        the Activity (the lobby and the boards get "Play on the board")."""
         self.manager = manager
         self.prefs = Preferences(bot)
-        self.posts = Posts(bot, manager, self.prefs, posted, pace)
+        self.posts = Posts(bot, manager, self.prefs, posted, pace, board_button=board_button)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,

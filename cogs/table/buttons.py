@@ -53,6 +53,8 @@ class Clicks(Protocol):
     async def rematch_same_seats(self, interaction: discord.Interaction, game_id: int
                                  ) -> None: ...
 
+    async def launch_board(self, interaction: discord.Interaction, game_id: int) -> None: ...
+
 
 @runtime_checkable
 class HasClicks(Protocol):
@@ -82,10 +84,13 @@ REMATCH_AGAIN = r"seq:rematch:again:(?P<game>\d+)"
 UNSEAT = r"seq:unseat:(?P<game>\d+):(?P<seat>\d)"
 # on a hand message in the DMs that shows a card's choices: back to that seat's cards
 BACK = r"seq:back:(?P<game>\d+):(?P<seat>\d)"
+# "Play on the board" (the Activity on): answered by opening the Activity in the channel
+LAUNCH = r"seq:launch:(?P<game>\d+)"
 CHILD_MODAL = re.compile(r"seq:child:(?P<game>\d+)")
 CHILD_NAME = "name"  # the modal's text input
 TEMPLATES = tuple(re.compile(p) for p in (LOBBY, HAND, CARD, PLAY, SPACES, ROLL,
-                                          REMATCH_OPTIONS, REMATCH_AGAIN, UNSEAT, BACK))
+                                          REMATCH_OPTIONS, REMATCH_AGAIN, UNSEAT, BACK,
+                                          LAUNCH))
 
 
 def understood(custom_id: str) -> bool:
@@ -334,6 +339,25 @@ class RematchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=REM
         await clicks_of(interaction).rematch(interaction, self.game, self.options)
 
 
+class LaunchButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=LAUNCH):
+    """"Play on the board" on the lobby and the boards, when the bot serves the Activity:
+    the click is answered by opening it (interaction callback 12, LAUNCH_ACTIVITY)."""
+
+    def __init__(self, game_id: int, label: str = "?", row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, emoji="🖐️", row=row,
+                                           style=discord.ButtonStyle.primary,
+                                           custom_id=f"seq:launch:{game_id}"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> LaunchButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await clicks_of(interaction).launch_board(interaction, self.game_id)
+
+
 ALL_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     LobbyButton, HandButton, CardButton, PlayButton, PlaySelect, RollButton, SameSeatsRematch,
-    RematchButton, UnseatButton, BackToCards)
+    RematchButton, UnseatButton, BackToCards, LaunchButton)

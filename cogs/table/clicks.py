@@ -16,6 +16,7 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, Player, Status, TableView
+from engine.manager.lobby import rematch_seats
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
@@ -80,7 +81,8 @@ class TableClicks:
     async def _show_new_lobby(self, interaction: discord.Interaction, table: TableView,
                               content: str | None = None) -> None:
         """Fill in the "thinking..." placeholder: it becomes the lobby message."""
-        embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id))
+        embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id),
+                                             board_button=self._posts.board_button)
         extra: dict[str, Any] = {} if content is None else {"content": content}
         message = await interaction.edit_original_response(embed=embed, view=view, **extra)
         # filled: whatever is said after this is a message of its own, never written over
@@ -388,28 +390,25 @@ class TableClicks:
         A player who left the finished game is not seated again."""
         async with refusals(interaction, "rematch", self._in_flight):
             record = await self._manager.load_record(game_id)
-            if record is None or record.status is not Status.FINISHED:
-                raise Refusal("rematch_gone", "That game can no longer be found.")
-            if interaction.user.id not in {s.user_id for s in record.seats}:
-                raise Refusal("rematch_not_a_player", "Only the players can start a rematch.")
-            seats = [s for s in record.seats if not s.left]
-            people = [s for s in seats if s.user_id is not None and s.level is None
-                      and not s.is_child]
-            if len(seats) < 2 or not people:
-                raise Refusal("rematch_too_few", "Too few players are left for a rematch.")
-            host = people[0]
-            host_id = host.user_id or 0
+            record, _, _ = rematch_seats(record, interaction.user.id)  # (refused first)
             await interaction.response.defer(thinking=True)
             channel_id = interaction.channel_id or record.channel_id
             # everyone is seated as the lobby is made: it is never shown half filled
             async with public_placeholder_gone_on_refusal(interaction):
-                table = await self._manager.create_lobby(
-                    record.kind, dict(record.options), Player(host_id, host.name),
-                    record.guild_id, channel_id, on_leave=record.on_leave,
-                    turn_timer=record.turn_timer, family_seats=record.family_seats,
-                    seat_again=[s for s in seats if s is not host])
+                table = await self._manager.rematch(game_id, interaction.user.id,
+                                                    channel_id)
             await self._show_new_lobby(interaction, table, t(
                 "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
+
+
+    # ------------------------------------------------------------------ the Activity
+    async def launch_board(self, interaction: discord.Interaction, game_id: int) -> None:
+        """"Play on the board": Discord opens the Activity in this channel for the
+        clicker (LAUNCH_ACTIVITY); the Activity finds the table by its channel."""
+        async with refusals(interaction, "play on the board", self._in_flight):
+            if not self._posts.board_button:
+                raise refusal("stale_button")  # (the Activity was turned off since)
+            await interaction.response.launch_activity()
 
 
 def is_moderator(interaction: discord.Interaction) -> bool:

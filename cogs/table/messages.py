@@ -21,6 +21,7 @@ from ..i18n import t
 from .buttons import (
     CHILD_NAME,
     HandButton,
+    LaunchButton,
     LobbyButton,
     RollButton,
     UnseatButton,
@@ -92,10 +93,11 @@ def game_name(table: TableView, lang: str) -> str:
 
 
 # ---------------------------------------------------------------------- lobby
-def lobby_message(table: TableView, lang: str, *, footer: str | None = None
-                  ) -> tuple[discord.Embed, discord.ui.View | None]:
+def lobby_message(table: TableView, lang: str, *, footer: str | None = None,
+                  board_button: bool = False) -> tuple[discord.Embed, discord.ui.View | None]:
     """The lobby embed and, while it is open, its buttons. ``footer`` overrides the line
-    under it (e.g. why it was cancelled)."""
+    under it (e.g. why it was cancelled); ``board_button``: the bot serves the Activity,
+    so "Play on the board" opens it."""
     embed = discord.Embed(title=t("lobby.title", lang, game=game_name(table, lang)),
                           colour=discord.Colour.blurple())
     lines = []
@@ -146,7 +148,17 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
             if s.is_child:
                 view.add_item(UnseatButton(gid, s.index, t("button.remove_child", lang,
                                                            name=s.name)[:80]))
+    if board_button:
+        view.add_item(LaunchButton(gid, t("button.board", lang), row=2))
     return embed, stopped(view)
+
+
+def with_board_button(view: discord.ui.View | None, table: TableView, lang: str
+                      ) -> discord.ui.View:
+    """``view`` with "Play on the board" added (the bot serves the Activity)."""
+    out = view or discord.ui.View(timeout=None)
+    out.add_item(LaunchButton(table.game_id, t("button.board", lang)))
+    return stopped(out)
 
 
 def family_seats_open(table: TableView) -> bool:

@@ -52,8 +52,12 @@ class Posts:
     """Posts in a game's channel (or the thread it moved to) and remembers what it posted."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posted: Posted, pace: ChannelPace | None = None) -> None:
+                 posted: Posted, pace: ChannelPace | None = None, *,
+                 board_button: bool = False) -> None:
+        """``board_button``: the bot serves the Activity, so the lobby and every board of
+        a game in play carry "Play on the board"."""
         self._bot = bot
+        self.board_button = board_button
         self._manager = manager
         self._prefs = prefs
         self._posted = posted
@@ -152,6 +156,8 @@ class Posts:
                                    messages.seat_names(table, lang), lang, table.game_id)
         if only_if is not None and not only_if():
             return None
+        if self.board_button and table.status == "playing":
+            view = messages.with_board_button(view, table, lang)
         kwargs: dict[str, Any] = {"content": content, "file": picture, "view": view,
                                   "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
         if allowed_mentions is not None:
@@ -223,7 +229,8 @@ class Posts:
         """Show the lobby as it is now: edit its message (whichever process posted it), or
         post one if there is none (or it was deleted) and the lobby is still open."""
         lang = self._prefs.guild_lang(table.guild_id)
-        embed, view = messages.lobby_message(table, lang, footer=footer)
+        embed, view = messages.lobby_message(table, lang, footer=footer,
+                                             board_button=self.board_button)
         where = await self._posted.lobby_message(table.game_id)
         if where is not None:
             # (the lobby message stays where it was posted, even when the game moved on)

@@ -176,8 +176,31 @@ class ShowAgain(Event):
     ending: GameOver | None = None
 
 
+@dataclass(frozen=True)
+class Followed(Event):
+    """Another process (several on one PostgreSQL) changed this table, and this process's
+    copy was just brought to it (``table``: as stored now). Its own events were told in
+    the process that made the change; this is for listeners that show a table live to
+    people connected here (the Activity), which read it again. A game that ended there
+    comes with how it ended (``ending``); a new lobby or game made there, when it is first
+    held here. The Discord side ignores it: the other process posts what the change
+    needs."""
+
+    ending: GameOver | None = None
+
+
 @runtime_checkable
 class Listener(Protocol):
     """Anything that wants to hear what happened. Raising is logged, never fatal."""
 
     async def on_event(self, event: Event) -> None: ...
+
+
+@runtime_checkable
+class Hearer(Protocol):
+    """A listener told each event the moment its change is committed, before the others
+    are told it in order: one that only notes it and pushes it on, never waits and never
+    calls the manager (the Activity's hub, whose pages then never wait for a board being
+    posted to Discord). Told with its game's lock held; raising is logged, never fatal."""
+
+    def heard(self, event: Event) -> None: ...

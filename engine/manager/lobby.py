@@ -17,6 +17,7 @@ from .errors import ManagerError, refuse
 from .events import COMPUTER_LEVELS, Player
 from .seats import Seat
 from .status import Status
+from .store import GameRecord
 from .table import Table
 
 log = logging.getLogger(__name__)
@@ -146,6 +147,26 @@ def seat_again(table: Table, seats: Sequence[Seat]) -> None:
                 seat_player(table, Player(seat.user_id, seat.name))
         except ManagerError as exc:
             log.info("a rematch could not seat %s again (%s)", seat.name, exc.code)
+
+
+def rematch_seats(record: GameRecord | None, user_id: int
+                  ) -> tuple[GameRecord, Seat, list[Seat]]:
+    """A rematch of a finished game (``record``) asked by ``user_id``: the record, its host
+    (the first person still in it, never a child's seat) and the other seats to seat
+    again, in order.
+    A player who left is not seated again. Refuses ``rematch_gone`` (no such finished
+    game), ``rematch_not_a_player``, ``rematch_too_few``."""
+    if record is None or record.status != "finished":
+        raise ManagerError("rematch_gone", "That game can no longer be found.")
+    if user_id not in {s.user_id for s in record.seats}:
+        raise ManagerError("rematch_not_a_player", "Only the players can start a rematch.")
+    seats = [s for s in record.seats if not s.left]
+    people = [s for s in seats if s.user_id is not None and s.level is None
+              and not s.is_child]
+    if len(seats) < 2 or not people:
+        raise ManagerError("rematch_too_few", "Too few players are left for a rematch.")
+    host = people[0]
+    return record, host, [s for s in seats if s is not host]
 
 
 def unseat_leaver(table: Table, user_id: int) -> bool:

@@ -27,7 +27,7 @@ from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
 from .doubt import DOUBT_WAIT, Doubts
 from .due import Due
 from .errors import ManagerError, refuse
-from .events import Listener, Moved, Player, TableView
+from .events import Hearer, Listener, Moved, Player, TableView
 from .house_rules import HouseRules
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
@@ -148,10 +148,10 @@ class GameManager:
         """Wait until no computer player is thinking or waiting to move (tests, demo)."""
         await self._computers.settle()
 
-    def add_listener(self, listener: Listener) -> None:
+    def add_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.add_listener(listener)
 
-    def remove_listener(self, listener: Listener) -> None:
+    def remove_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.remove_listener(listener)
 
     # -- reading -----------------------------------------------------------------------
@@ -252,6 +252,15 @@ class GameManager:
         await self._sharing.created(table)
         await self._computers.after(table)
         return table.view()
+
+    async def rematch(self, game_id: int, user_id: int, channel_id: int) -> TableView:
+        """A finished game's seats again, in a new lobby (``lobby.rematch_seats``)."""
+        record, host, others = rules.rematch_seats(
+            await self.store.games.load_game(game_id), user_id)
+        return await self.create_lobby(
+            record.kind, dict(record.options), Player(host.user_id or 0, host.name),
+            record.guild_id, channel_id, on_leave=record.on_leave, turn_timer=record.turn_timer,
+            family_seats=record.family_seats, seat_again=others)
 
     async def join(self, game_id: int, player: Player) -> TableView:
         return await self._lobby_change(game_id, "joined",

@@ -2,8 +2,10 @@
 
 A change queues its events while its game's lock is held and they are told after the lock
 is let go (``flush``), one game's events one at a time and in order, to every listener in
-turn. A listener that raises is logged and skipped: a game never stops because a message
-could not be shown. One that met the database away (``StoreUnavailable``, said once by
+turn. A ``Hearer`` is told each event as it is queued instead (committed, in commit
+order), so it never waits for a slower listener's work on the event before. A listener
+that raises is logged and skipped: a game never stops because a message could not be
+shown. One that met the database away (``StoreUnavailable``, said once by
 the store) is skipped without a log line, and the game's queue does not count as told:
 with several processes the promise to announce is then not kept, so the table is shown
 again (what is missing only) once it runs out.
@@ -21,9 +23,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .events import Event, GameOver, Listener
+from .events import Event, GameOver, Hearer, Listener
 from .restore import Restorer
-from .status import Status
 from .store import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -34,17 +35,24 @@ class Outbox:
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._hearers: list[Hearer] = []
         self._queues: dict[int, deque[Event]] = {}
         self._telling: dict[int, asyncio.Task[Any] | None] = {}  # game -> the task telling
         # told when a game's queue is empty again (several processes: the promise to
         # announce, written with the change, is kept), with how far the game was told
         self._emptied: list[Callable[[int, int | None], Awaitable[None]]] = []
 
-    def add_listener(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+    def add_listener(self, listener: Listener | Hearer) -> None:
+        if isinstance(listener, Hearer):
+            self._hearers.append(listener)
+        else:
+            self._listeners.append(listener)
 
-    def remove_listener(self, listener: Listener) -> None:
-        self._listeners.remove(listener)
+    def remove_listener(self, listener: Listener | Hearer) -> None:
+        if isinstance(listener, Hearer):
+            self._hearers.remove(listener)
+        else:
+            self._listeners.remove(listener)
 
     def when_emptied(self, hook: Callable[[int, int | None], Awaitable[None]]) -> None:
         """Call ``hook(game_id, through)`` each time a game's queue has been told to the
@@ -54,6 +62,15 @@ class Outbox:
 
     def queue(self, game_id: int, event: Event) -> None:
         self._queues.setdefault(game_id, deque()).append(event)
+        self._hear(event)
+
+    def _hear(self, event: Event) -> None:
+        for hearer in self._hearers:
+            try:
+                hearer.heard(event)
+            except Exception:
+                log.exception("hearer %r failed on %s of game %d", hearer,
+                              type(event).__name__, event.game_id)
 
     def busy(self, game_id: int) -> bool:
         """Whether this game's events are being told, or waiting to be."""
@@ -76,7 +93,7 @@ class Outbox:
                 told = True
                 while queue:
                     event = queue.popleft()
-                    told = await self.tell(event) and told
+                    told = await self._tell(event) and told
                     through = max(through or 0, event.table.ply)
                 self._queues.pop(game_id, None)
                 if told:
@@ -90,7 +107,12 @@ class Outbox:
             del self._telling[game_id]
 
     async def tell(self, event: Event) -> bool:
-        """One event to every listener now; False if one met the database away."""
+        """One event to every listener and hearer now, outside any game's queue; False if
+        a listener met the database away."""
+        self._hear(event)
+        return await self._tell(event)
+
+    async def _tell(self, event: Event) -> bool:
         told = True
         for listener in list(self._listeners):
             try:
@@ -125,10 +147,13 @@ class FinalBoards:
         for a game whose end was shown, one in play, cancelled, or unknown."""
         if await self._store.games.end_is_shown(game_id):
             return None
-        rec = await self._store.games.load_game(game_id)
-        if rec is None or rec.status is not Status.FINISHED or rec.snapshot is None:
-            return None
-        return (await self._restorer.restore(rec, check=False)).ending()
+        return await self._restorer.ending(game_id)
+
+    async def how_it_ended(self, game_id: int) -> GameOver | None:
+        """How a finished game ended, read from the store, its final board owed or not
+        (None: not finished, or unknown): for a screen showing the end again after a
+        restart (the Activity reconnecting)."""
+        return await self._restorer.ending(game_id)
 
     async def shown(self, game_id: int) -> None:
         await self._store.games.end_shown(game_id)

@@ -12,6 +12,7 @@ import logging
 
 from ..factory import load, replay
 from ..game import Game
+from .events import GameOver
 from .house_rules import HouseRules
 from .status import Status
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
@@ -87,6 +88,14 @@ class Restorer:
         old = tables.get(game_id)
         if old is not None:
             tables.close(old, status or Status.CANCELLED)
+
+    async def ending(self, game_id: int) -> GameOver | None:
+        """How a finished game ended, read from the store (None: not finished, or
+        unknown)."""
+        rec = await self._store.games.load_game(game_id)
+        if rec is None or rec.status is not Status.FINISHED or rec.snapshot is None:
+            return None
+        return (await self.restore(rec, check=False)).ending()
 
     async def load(self, game_id: int, *, ended: bool = False
                    ) -> tuple[Status | None, Table | None]:

@@ -34,19 +34,24 @@ class World:
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       computer_delay: float = 0.0, database_url: str | None = None,
                       channel_pace: int = 0, clock: Clock | None = None,
-                      metrics_port: int | None = None, game_seed: int | None = None
+                      metrics_port: int | None = None, activity: bool = False,
+                      dev_guild: bool = True, game_seed: int | None = None
                       ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
     ``clock``: the game manager's time (a ``ManualClock`` for turn timers);
     ``metrics_port``: /metrics and /healthz on 127.0.0.1 (0: any free port);
-    ``game_seed``: every game dealt from this seed (a test that needs a known position)."""
-    settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
+    ``activity``: the Activity served on a free port of 127.0.0.1, with the fake's client
+    secret; ``dev_guild``: False syncs the commands globally (not to the test's server);
+    ``game_seed``: every game dealt and rolled from this seed (the same game every run)."""
+    settings = Settings(token=fake.token, database_path=db,
+                        dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
                         computer_delay=computer_delay, database_url=database_url,
                         channel_pace=channel_pace, metrics_port=metrics_port,
-                        game_seed=game_seed)
+                        activity_port=0 if activity else None, game_seed=game_seed,
+                        client_secret=fake.activities.client_secret if activity else None)
     bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:
@@ -56,7 +61,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
         ready.cancel()
         if task in done:
             task.result()
-        await fake.wait_for(lambda: fake.commands.get(guild.id), 5, "command sync")
+        await fake.wait_for(lambda: fake.commands.get(guild.id if dev_guild else None), 5,
+                            "command sync")
         yield bot
     finally:
         await asyncio.wait_for(bot.close(), 20)  # (a stop waits 5 s for clicks under way)

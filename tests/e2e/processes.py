@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from engine.manager import Store
@@ -16,17 +16,21 @@ from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess
 
 
-def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int) -> BotProcess:
+def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int,
+                  env: dict[str, str] | None = None) -> BotProcess:
     return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
                       computer_delay=0.0,
                       extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
-                                 "SHARD_IDS": str(shard)})
+                                 "SHARD_IDS": str(shard), **(env or {})})
 
 
 @contextlib.asynccontextmanager
-async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str
+async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str, *,
+                        env: Callable[[int], dict[str, str]] | None = None
                         ) -> AsyncIterator[tuple[BotProcess, BotProcess]]:
-    zero, one = shard_process(fake, tmp_path, url, 0), shard_process(fake, tmp_path, url, 1)
+    """``env(shard)``: more settings for the process of that shard (e.g. its Activity)."""
+    zero, one = (shard_process(fake, tmp_path, url, shard, env(shard) if env else None)
+                 for shard in (0, 1))
     try:
         await asyncio.gather(zero.launch(), one.launch())  # both start at once
         await fake.wait_until_connected(60)  # every shard, each from its own process

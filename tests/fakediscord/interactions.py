@@ -28,8 +28,9 @@ from .world import ALL_PERMISSIONS, Member, World
 
 Files = list[tuple[str, bytes, str | None]]
 #: One callback type's effect: (the interaction, the callback's data, its files, who may
-#: see the answer (None: everyone)); raises HttpError where Discord refuses.
-Callback = Callable[[Interaction, dict[str, Any], Files, int | None], None]
+#: see the answer (None: everyone)); raises HttpError where Discord refuses. It may return
+#: what the answer's ``resource`` adds (LAUNCH_ACTIVITY's ``activity_instance``).
+Callback = Callable[[Interaction, dict[str, Any], Files, int | None], dict[str, Any] | None]
 
 
 class InteractionDesk:
@@ -45,6 +46,11 @@ class InteractionDesk:
         self._callbacks: dict[int, Callback] = {
             4: self._message, 5: self._deferred_message, 6: self._deferred_update,
             7: self._update, 8: self._autocomplete, 9: self._modal}
+
+    def answers(self, kind: int, callback: Callback) -> None:
+        """Take callback type ``kind`` too (another part's: 12, LAUNCH_ACTIVITY, is the
+        Activity routes')."""
+        self._callbacks[kind] = callback
 
     def register(self, router: Router) -> None:
         r = router.add
@@ -139,7 +145,8 @@ class InteractionDesk:
         effect = self._callbacks.get(kind)
         if effect is None:
             raise HttpError(400, 50035, f"Invalid Form Body: callback type {kind}")
-        effect(interaction, data, body.files, visible_to)
+        added = effect(interaction, data, body.files, visible_to) or {}
+        resource.update(added)
         interaction.callback_type = kind
         interaction.acked_at = time.perf_counter()
         if interaction.original is not None and kind in (4, 5, 7):
@@ -152,6 +159,8 @@ class InteractionDesk:
                                         if interaction.original else None),
                 "response_message_loading": kind == 5,
                 "response_message_ephemeral": ephemeral,
+                **({"activity_instance_id": added["activity_instance"]["id"]}
+                   if "activity_instance" in added else {}),
             },
             "resource": resource,
         }

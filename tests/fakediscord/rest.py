@@ -233,5 +233,7 @@ async def _read_body(request: web.Request) -> RequestBody:
         while not request.content.at_eof():
             await request.content.readany()
         return RequestBody(payload, files)
+    if request.content_type == "application/x-www-form-urlencoded":
+        return RequestBody(dict(await request.post()), [])  # (OAuth2's token exchange)
     text = await request.text()
     return RequestBody(json.loads(text) if text else None, [])

@@ -43,7 +43,7 @@ from .modals import FakeModal
 from .payloads import MEMBER_PERMISSIONS, snowflake
 from .people import Person
 from .rest import RecordedRequest, RequestBody, RouteGroup, Router
-from .routes import ApplicationRoutes, ChannelRoutes, GuildRoutes
+from .routes import ActivityRoutes, ApplicationRoutes, ChannelRoutes, GuildRoutes
 from .world import FakeGuild, Member, World
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,10 @@ class FakeDiscord(World):
 
     def __init__(self, *, token: str = "fake-token", bot_name: str = "Sequence",
                  interaction_deadline: float = 3.0, port: int = 0, shards: int = 1,
-                 enforce_shards: bool = False, limits: bool = False) -> None:
+                 enforce_shards: bool = False, limits: bool = False,
+                 activities: bool = False) -> None:
+        """``activities``: the application has an Activity (its entry point command made,
+        LAUNCH_ACTIVITY allowed: ``routes/activities.py``)."""
         super().__init__(token=token, bot_name=bot_name, shards=shards, port=port)
         self.faults = Faults()
         #: Discord's rate limits; enforced only when on (``limits=True`` or ``.enable()``)
@@ -63,8 +66,11 @@ class FakeDiscord(World):
         self.desk = InteractionDesk(self, self.gateway, deadline=interaction_deadline)
         self.router = Router(token=token, faults=self.faults, limits=self.limits,
                              changed=self.changed, answer=self._answer)
+        #: OAuth2, activity instances, LAUNCH_ACTIVITY, the entry point command
+        self.activities = ActivityRoutes(self, self.desk, enabled=activities)
         groups: list[RouteGroup] = [ApplicationRoutes(self), self.desk,
-                                    ChannelRoutes(self, self.faults), GuildRoutes(self)]
+                                    ChannelRoutes(self, self.faults), GuildRoutes(self),
+                                    self.activities]
         for group in groups:
             group.register(self.router)
         self._runner: web.AppRunner | None = None

@@ -2,7 +2,7 @@
 
 Two clicks racing for one turn, or a click racing a computer player or a timer, take the
 same lock, so at most one move is applied. With several processes this is the local half
-of the game's lock (the other half is in the database: ``database.SharedLock``).
+of the game's lock (the other half is in the database: ``shared_lock.SharedLock``).
 """
 
 from __future__ import annotations

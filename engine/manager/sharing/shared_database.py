@@ -35,14 +35,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
-from types import TracebackType
+from collections.abc import AsyncIterator, Callable, Collection
 
 from ..deadlines import LOOK, PROMISE, Chore, ChoreRule
-from ..events import ShowAgain
+from ..events import Followed, ShowAgain
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
 from ..retell import told_again
+from ..status import Status
 from ..store import Store, StoreUnavailable
 from ..store.postgres import PostgresDatabase
 from ..store.shared import ChoreRow, SharedGames
@@ -50,6 +50,7 @@ from ..table import Table, Tables
 from ..tally import Tally
 from ..timers import Clock
 from .locks import GameLocks
+from .shared_lock import SharedLock
 
 log = logging.getLogger(__name__)
 
@@ -62,98 +63,6 @@ CATCH_UP_WITHIN = 2.0
 #: ``RESYNC_INTERVAL``). Counted from the server's start (``pg_postmaster_start_time``),
 #: never from this process's own last outage, which says nothing of the others.
 RESTART_GRACE = 10.0
-
-
-class SharedLock:
-    """One game's lock across processes, which also brings the cache up to date.
-
-    ``reload`` rebuilds this process's table of the game from the store (called with the
-    lock held); ``version`` is the stored version the cache was last read at."""
-
-    def __init__(self, shared: SharedGames, game_id: int, local: asyncio.Lock,
-                 reload: Callable[[], Awaitable[None]], version: str | None,
-                 owner: str, chore: Callable[[], ChoreRow], promise: float) -> None:
-        self.local = local  # one change at a time inside this process too
-        self._shared = shared
-        self.game_id = game_id
-        self._owner = owner
-        self._chore = chore
-        self._promise = promise
-        self._reload = reload
-        self.version = version
-        self._held: contextlib.AbstractAsyncContextManager[None] | None = None
-        self._entered_at: str | None = None
-
-    def locked(self) -> bool:
-        return self.local.locked()
-
-    async def __aenter__(self) -> SharedLock:
-        await self.local.acquire()
-        try:
-            held = self._shared.locked(self.game_id, self._owner, chore=self._chore,
-                                       promise=self._promise)
-            await held.__aenter__()
-            self._held = held
-            try:
-                await self._catch_up()
-            except BaseException:
-                self._held = None
-                await held.__aexit__(None, None, None)
-                raise
-        except BaseException:
-            self.local.release()
-            raise
-        self._entered_at = self.version
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
-        held, self._held = self._held, None
-        try:
-            if isinstance(exc, StoreUnavailable):
-                # not saved, and this process's copy may be ahead of the store (a seat
-                # taken or a deadline moved before the commit failed): read it again at
-                # the next lock
-                self.version = None
-            else:
-                await self._tell_the_others()
-        finally:
-            try:
-                if held is not None:
-                    # (a connection that broke took the lock with it)
-                    with contextlib.suppress(StoreUnavailable):
-                        await held.__aexit__(None, None, None)
-            finally:
-                self.local.release()
-
-    async def _tell_the_others(self) -> None:
-        """After a change (or none): if the stored version moved, notify the others."""
-        try:
-            version = await self._shared.version(self.game_id)
-            if version != self._entered_at:
-                self.version = version
-                await self._shared.notify(self.game_id)
-        except StoreUnavailable:
-            # the change is committed: the others find it at their next look, and this
-            # process reads the game again at its next lock
-            self.version = None
-
-    async def refresh(self) -> None:
-        """Another process said this game changed: catch up, holding only the local lock
-        (a read needs no database lock: a later change is caught at the next lock). Our
-        own notices come back too: the version tells, without taking any lock."""
-        if await self._shared.version(self.game_id) == self.version:
-            return
-        async with self.local:
-            await self._catch_up()
-
-    async def _catch_up(self) -> None:
-        version = await self._shared.version(self.game_id)
-        if version != self.version:
-            # read the version first: what is loaded is at least that new, so a change in
-            # between only costs one more reload at the next lock, never a stale cache
-            await self._reload()
-            self.version = version
 
 
 class SharedDatabase:
@@ -243,8 +152,17 @@ class SharedDatabase:
 
     async def _reload(self, game_id: int) -> None:
         """Bring this process's table of ``game_id`` to what the store holds (its lock is
-        held): another process changed it. A game that ended elsewhere is dropped."""
+        held): another process changed it. A game that ended elsewhere is dropped. The
+        listeners are told it was followed (``Followed``: the Activity shows it live)."""
+        old = self._tables.get(game_id)
         await self._restorer.read_again(self._tables, game_id)
+        fresh = self._tables.get(game_id)
+        if fresh is not None:
+            await self._outbox.tell(Followed(fresh.view()))
+        elif old is not None:
+            ending = (await self._restorer.ending(game_id) if old.status is Status.FINISHED
+                      else None)
+            await self._outbox.tell(Followed(old.view(), ending))
 
     async def _adopt(self, game_id: int) -> None:
         """A lobby or game another process made: hold it here too."""
@@ -254,6 +172,7 @@ class SharedDatabase:
             return  # ended, or adopted meanwhile
         self._lock(game_id, version)
         self._tables.put(table)
+        await self._outbox.tell(Followed(table.view()))
 
     async def catch_up(self, game_id: int, *, for_a_click: bool = True) -> None:
         """A click may come faster than the news of the move before it (a DM reaches shard

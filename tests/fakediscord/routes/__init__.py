@@ -4,6 +4,8 @@
   its slash commands.
 - ``channels.py``: channels and their messages, typing, threads, opening a DM.
 - ``guilds.py``: servers and their members.
+- ``activities.py``: what an Activity leans on: OAuth2's token exchange, ``/users/@me``
+  with a ``Bearer`` token, activity instances, and LAUNCH_ACTIVITY (callback 12).
 - the interaction endpoints (the callback, the token's webhook) belong to the interaction
   desk, ``../interactions.py``, which is a route group too.
 
@@ -28,8 +30,9 @@ Adding a group (say an Activity's ``POST /oauth2/token`` and ``GET /users/@me`` 
 Every request is recorded and meets the rate limits and faults before any route sees it.
 """
 
+from .activities import ActivityRoutes
 from .application import ApplicationRoutes
 from .channels import ChannelRoutes
 from .guilds import GuildRoutes
 
-__all__ = ["ApplicationRoutes", "ChannelRoutes", "GuildRoutes"]
+__all__ = ["ActivityRoutes", "ApplicationRoutes", "ChannelRoutes", "GuildRoutes"]

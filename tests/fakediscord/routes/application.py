@@ -70,6 +70,7 @@ class ApplicationRoutes:
         if int(m["app"]) != world.application_id:
             raise HttpError(403, 50001, "Missing Access")
         guild_id = int(m["guild"]) if m.groupdict().get("guild") else None
+        keeps_entry_point(world.commands.get(guild_id, []), body.json or [], guild_id)
         old = {c["name"]: c for c in world.commands.get(guild_id, [])}
         stored = []
         for command in body.json or []:
@@ -92,3 +93,23 @@ class ApplicationRoutes:
                             ) -> Any:
         guild_id = int(m["guild"]) if m.groupdict().get("guild") else None
         return self.world.commands.get(guild_id, [])
+
+
+ENTRY_POINT = 4  # application command type PRIMARY_ENTRY_POINT (an Activity's)
+
+
+def keeps_entry_point(held: list[dict[str, Any]], sent: list[dict[str, Any]],
+                      guild_id: int | None) -> None:
+    """Discord's rule for a bulk overwrite: an application's entry point command (global
+    only, with a ``handler``) may not be left out of it (50240)."""
+    sent_points = [c for c in sent if int(c.get("type") or 1) == ENTRY_POINT]
+    if guild_id is not None and sent_points:
+        raise HttpError(400, 50035, "Invalid Form Body: an entry point command is global only")
+    if guild_id is None and not sent_points and any(
+            int(c.get("type") or 1) == ENTRY_POINT for c in held):
+        raise HttpError(400, 50240, "You cannot remove this app's Entry Point command in a "
+                                    "bulk update operation. Please include the Entry Point "
+                                    "command in your update request or delete it separately.")
+    for command in sent_points:
+        if "handler" not in command:
+            raise HttpError(400, 50035, "Invalid Form Body: an entry point needs a handler")

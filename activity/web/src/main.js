@@ -1,0 +1,132 @@
+// The Activity's page: log in through Discord, connect, and show each frame the bot sends.
+import { forget, login, makeSdk, remember } from "./discord.js";
+import { Link } from "./link.js";
+import { Screen } from "./screen.js";
+
+const FALLBACK = {
+  "activity.connecting": "Opening the board…",
+  "activity.reconnecting": "Reconnecting…",
+  "activity.login_failed": "Could not tell who you are. Close the Activity and open it again.",
+};
+
+// What the tests and the bench read: when the first board was drawn, each tap's delay.
+const metrics = {
+  started: performance.now(),
+  firstBoard: null,
+  taps: [],
+  frames: 0,
+  updates: [], // each table drawn: its ply and the wall clock then (the bench's clock too)
+  ready: false,
+  pictures: null,
+  // a tab left behind (tests): frames wait while `holding`, then come in order
+  holding: false,
+  held: [],
+  gate(frame, deliver) {
+    if (!this.holding) return true;
+    this.held.push(() => deliver(frame));
+    return false;
+  },
+  release() {
+    this.holding = false;
+    for (const deliver of this.held.splice(0)) deliver();
+  },
+  built(pictures) {
+    this.pictures = pictures;
+  },
+  tapped(ply) {
+    this.taps.push({ ply, at: performance.now(), drawn: null });
+  },
+  shown(frame) {
+    this.frames += 1;
+    const now = performance.now();
+    requestAnimationFrame(() => {
+      const drawn = performance.now();
+      if (frame.t === "table") {
+        this.updates.push({ ply: frame.ply, wall: Date.now() });
+        if (this.updates.length > 1000) this.updates.splice(0, 500);
+      }
+      for (const tap of this.taps) {
+        if (tap.drawn === null && frame.ply > tap.ply) tap.drawn = drawn;
+      }
+      if (this.firstBoard === null && frame.board && this.pictures) {
+        const pictures = this.pictures;
+        Promise.all(pictures.map((p) => p.decode().catch(() => null))).then(() => {
+          if (this.firstBoard === null) this.firstBoard = performance.now();
+        });
+      }
+      this.lastShown = Math.max(now, drawn);
+    });
+  },
+};
+window.__seq = metrics;
+
+function banner(text) {
+  const node = document.getElementById("banner");
+  document.getElementById("banner-text").textContent = text || "";
+  node.hidden = !text;
+}
+
+function applyLooks(looks) {
+  const b = looks.board;
+  const vars = {
+    "--paper": b.background, "--space": b.space, "--edge": b.space_edge, "--ink": b.ink,
+    "--muted": b.muted, "--turn": b.turn, "--last": b.last_move,
+    "--last-inner": b.last_move_inner, "--win": b.win, "--choice": b.choice,
+  };
+  for (const [name, value] of Object.entries(vars)) {
+    document.documentElement.style.setProperty(name, value);
+  }
+}
+
+async function start() {
+  const config = JSON.parse(document.getElementById("config").textContent);
+  applyLooks(config.looks);
+  const words = { ...FALLBACK };
+  const w = (key) => words[key] || key;
+  banner(w("activity.connecting"));
+  const { sdk } = makeSdk(config.client_id);
+  let session;
+  try {
+    session = await login(sdk, config.client_id);
+  } catch (error) {
+    banner(w("activity.login_failed"));
+    console.warn("login failed", error);
+    return;
+  }
+  let screen = null;
+  const link = new Link({
+    session,
+    instance: sdk.instanceId,
+    gate: (frame, deliver) => metrics.gate(frame, deliver),
+    relogin: async () => {
+      forget();
+      return login(sdk, config.client_id, { fresh: true });
+    },
+    onState: (state) => {
+      if (state === "open") {
+        banner("");
+        if (screen) screen.retryPictures();
+      }
+      if (state === "reconnecting") banner(w("activity.reconnecting"));
+      else if (state === "refused") banner(w("activity.login_failed"));
+    },
+    onFrame: (frame) => {
+      if (frame.t === "welcome") {
+        Object.assign(words, frame.words, { lang: frame.lang });
+        document.documentElement.lang = frame.lang === "no" ? "nb" : "en";
+        remember(frame.session);
+        if (!screen) {
+          screen = new Screen({ looks: config.looks, words, send: (m, o) => link.send(m, o), metrics });
+        }
+        metrics.ready = true;
+      } else if (frame.t === "table" || frame.t === "none") {
+        screen.show(frame);
+      } else if (frame.t === "refused") {
+        screen.refused(frame);
+      }
+    },
+  });
+  link.connect();
+}
+
+start();
