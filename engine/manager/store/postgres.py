@@ -368,31 +368,24 @@ class PostgresDatabase:
         answered may have written it or not (``CommitUnknown``): only the database can
         tell, once it answers again."""
         held = _held()
+        committing = False
         with self.faults():
-            async with self._connection() as conn:
-                tx = conn.transaction()
-                await tx.start()
-                try:
+            try:
+                async with self._connection() as conn, conn.transaction():
                     if held is not None and held.also is not None:
                         await conn.execute(held.also[0], *held.also[1])
                     result = await work(PostgresTx(conn))
                     if held is not None and held.after is not None:
                         for sql, args in held.after():
                             await conn.execute(sql, *args)
-                except BaseException:
-                    # (a connection that broke took its transaction with it)
-                    with contextlib.suppress(Exception):
-                        await tx.rollback()
+                    committing = True  # (leaving the block sends COMMIT)
+            except Exception as exc:
+                reason = unavailable_reason(exc) if committing else None
+                if reason is None:
                     raise
-                try:
-                    await tx.commit()
-                except Exception as exc:
-                    reason = unavailable_reason(exc)
-                    if reason is None:
-                        raise
-                    self.outages.failed(reason)
-                    raise CommitUnknown(reason) from exc
-                return result
+                self.outages.failed(reason)
+                raise CommitUnknown(reason) from exc
+            return result
 
 
 async def _stored_version(conn: asyncpg.Connection) -> int:
