@@ -113,7 +113,7 @@ class SequenceBot(commands.Bot):
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
         # other processes may change them (/sequence settings in a server of theirs)
-        desk.prefs.follow(store)
+        desk.prefs.follow(store, self.settings.preferences_every)
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and

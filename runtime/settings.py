@@ -54,6 +54,9 @@ class Settings:
     # must compare the same game before and after a change; never for real play (None: a
     # new random seed each game)
     game_seed: int | None = None
+    # seconds between two reads of the servers' preferences (language, layout) when other
+    # processes share the database and may change them (cogs/table/prefs.py)
+    preferences_every: float = 10.0
     # METRICS_PORT: /metrics (Prometheus) and /healthz on this port (None: off, the
     # default; 0: any free port, said in the log); METRICS_HOST: the address they listen on
     metrics_port: int | None = None

@@ -20,7 +20,7 @@ from ..i18n import lang_of
 
 log = logging.getLogger(__name__)
 
-FOLLOW_EVERY = 10.0  # seconds: several processes read the servers' preferences again
+FOLLOW_EVERY = 10.0  # seconds: several processes read the servers' preferences again (a default)
 
 
 class Preferences:
@@ -40,23 +40,23 @@ class Preferences:
         self._tidy = await layout.tidy_guilds()
         self._threads = await layout.thread_guilds()
 
-    def follow(self, store: Store) -> None:
+    def follow(self, store: Store, every: float = FOLLOW_EVERY) -> None:
         """With other processes sharing the store, read the preferences again every
-        ``FOLLOW_EVERY`` seconds (a setting changed through another one shows here within
-        that time; a process sees its own changes at once). Alone, there is nothing to
+        ``every`` seconds (a setting changed through another one shows here within that
+        time; a process sees its own changes at once). Alone, there is nothing to
         follow."""
         if store.shared and self._following is None:
-            self._following = asyncio.create_task(self._follow(store.games, store.layout),
-                                                  name="follow-preferences")
+            self._following = asyncio.create_task(
+                self._follow(store.games, store.layout, every), name="follow-preferences")
 
     def stop(self) -> None:
         if self._following is not None:
             self._following.cancel()
             self._following = None
 
-    async def _follow(self, games: GameLog, layout: Layout) -> None:
+    async def _follow(self, games: GameLog, layout: Layout, every: float) -> None:
         while True:
-            await asyncio.sleep(FOLLOW_EVERY)
+            await asyncio.sleep(every)
             try:
                 await self.load(games, layout)
             except StoreUnavailable:

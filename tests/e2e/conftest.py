@@ -35,8 +35,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       computer_delay: float = 0.0, database_url: str | None = None,
                       channel_pace: int = 0, clock: Clock | None = None,
                       metrics_port: int | None = None, activity: bool = False,
-                      dev_guild: bool = True, game_seed: int | None = None
-                      ) -> AsyncIterator[SequenceBot]:
+                      dev_guild: bool = True, game_seed: int | None = None,
+                      preferences_every: float = 10.0) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
@@ -44,13 +44,16 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
     ``metrics_port``: /metrics and /healthz on 127.0.0.1 (0: any free port);
     ``activity``: the Activity served on a free port of 127.0.0.1, with the fake's client
     secret; ``dev_guild``: False syncs the commands globally (not to the test's server);
-    ``game_seed``: every game dealt and rolled from this seed (the same game every run)."""
+    ``game_seed``: every game dealt and rolled from this seed (the same game every run);
+    ``preferences_every``: how often the servers' preferences are read again (several
+    processes on PostgreSQL)."""
     settings = Settings(token=fake.token, database_path=db,
                         dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
                         computer_delay=computer_delay, database_url=database_url,
                         channel_pace=channel_pace, metrics_port=metrics_port,
                         activity_port=0 if activity else None, game_seed=game_seed,
+                        preferences_every=preferences_every,
                         client_secret=fake.activities.client_secret if activity else None)
     bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))

@@ -13,9 +13,6 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-from cogs.table import prefs
 from engine.manager import Store
 from engine.manager.store import TableManners
 from tests.e2e.conftest import running_bot
@@ -153,14 +150,12 @@ async def test_a_board_of_one_moment_posted_twice_is_one_message(tmp_path: Path)
 
 
 async def test_a_server_setting_changed_by_another_process_shows_here_soon(
-        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-
-    monkeypatch.setattr(prefs, "FOLLOW_EVERY", 0.1)
+        tmp_path: Path, postgres_url: str) -> None:
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family")
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "bot.db",
-                                   database_url=postgres_url) as bot:
+                                   database_url=postgres_url, preferences_every=0.1) as bot:
                 assert bot.desk is not None
                 assert bot.desk.prefs.guild_lang(guild.id) == "en"
                 other = await Store.connect(postgres_url)  # another process's store
