@@ -32,10 +32,10 @@ from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, redacted
 from runtime.budget import GlobalBudget, processes_of
 from runtime.commands import AnnouncedTree, sync_commands
-from runtime.database import open_when_reachable
 from runtime.invite import invite_url
 from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
+from runtime.reachable import open_when_reachable
 from runtime.settings import Settings, SettingsError
 from runtime.watching import Watching
 
@@ -104,9 +104,8 @@ class SequenceBot(commands.Bot):
                                 pace=ChannelPace(messages=self.settings.channel_pace))
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
-        if store.backend == "postgres":
-            # other processes may change them (/sequence settings in a server of theirs)
-            desk.prefs.follow(store.games, store.layout)
+        # other processes may change them (/sequence settings in a server of theirs)
+        desk.prefs.follow(store)
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and

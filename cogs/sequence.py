@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from engine.manager import GameManager, TableView
+from engine.manager import GameManager, Status, TableView
 
 from . import i18n
 from .hints import show_hint
@@ -189,7 +189,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         async with refusals(interaction, "/sequence leave", self.in_flight):
             table = self._table_here(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 await self.manager.leave(table.game_id, interaction.user.id)
             else:
                 await self.manager.leave_game(table.game_id, interaction.user.id,
@@ -279,7 +279,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
 
     def _legal(self, interaction: discord.Interaction) -> list[str]:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
-        if table is None or table.status != "playing":
+        if table is None or table.status is not Status.PLAYING:
             return []
         if self.manager.seat_of(table.game_id, interaction.user.id) is None:
             return []
@@ -301,7 +301,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction) -> None:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
-        if table is None or table.status != "playing":
+        if table is None or table.status is not Status.PLAYING:
             await done(interaction, "reply.no_game_here")
             return
         await self.clicks.show_hand(interaction, table.game_id)
@@ -311,7 +311,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     async def board(self, interaction: discord.Interaction) -> None:
         async with refusals(interaction, "/sequence board", self.in_flight):
             table = self._table_here(interaction)
-            if table.status != "playing":
+            if table.status is not Status.PLAYING:
                 raise refusal("game_not_started")
             lang = self.prefs.guild_lang(table.guild_id)
             # read before the public placeholder: a game that ends meanwhile is refused
@@ -354,7 +354,7 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             table = self._table_here(interaction)
             moderator = is_moderator(interaction)
             await interaction.response.defer(ephemeral=True, thinking=True)
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 if moderator and table.host_id != interaction.user.id:
                     await self.manager.cancel(table.game_id, table.host_id)
                 else:

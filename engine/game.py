@@ -138,6 +138,12 @@ class Game(ABC):
         self.history.append("skip")
         self.end_turn_without_move(played=True)
 
+    def hands_changed(self, entry: str, seat: int) -> frozenset[int]:
+        """The seats whose private view the history entry ``entry``, made by ``seat``,
+        changed: whose hand is not what it was (none in a game without hidden hands). A
+        transport tells those seats their new hand, and only those."""
+        return frozenset()
+
     def observation(self, seat: int | None = None) -> Observation:
         """What ``seat`` may know (``None``: a spectator). JSON-safe; never another seat's
         hand nor the deck order."""

@@ -260,6 +260,15 @@ class KidsGame(Game):
             return "dead:" + CARDS[move & 63]
         return f"{CARDS[move >> 6]}@{self.space(move & 63)}"
 
+    def hands_changed(self, entry: str, seat: int) -> frozenset[int]:
+        """A card played (``lion@B3``) or exchanged (``dead:lion``) leaves the mover's
+        hand and another is drawn (none after a winning card): their hand changed, even
+        when the card drawn is another copy of the one that left (the player waits for the
+        new hand all the same). Nothing else (a pass, a skipped turn, a seat left)
+        touches a hand."""
+        played = "@" in entry or entry.startswith("dead:")
+        return frozenset((seat,)) if played else frozenset()
+
     def parse_move(self, action: str) -> int:
         text = action.strip().lower()
         seat = self.current

@@ -251,9 +251,18 @@ def board_png(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
 
 
 def clear_board_cache() -> None:
-    """Forget every cached board picture (tests; a font or sprite changed)."""
+    """Forget every cached board picture and every drawn base (tests; a font or sprite
+    changed): the next board is drawn from nothing."""
     with _png_lock:
         _pngs.clear()
+    with _base_lock:
+        _bases.clear()
+
+
+def boards_cached() -> int:
+    """How many board pictures the cache holds now (at most ``BOARD_CACHE_SIZE``)."""
+    with _png_lock:
+        return len(_pngs)
 
 
 def _board_key(obs: Mapping[str, Any], names: Sequence[str], lang: str,

@@ -34,6 +34,12 @@ class Layer:
         self._tiles: dict[Hashable, tuple[Image.Image, Image.Image]] = {}
         self._inks: dict[RGB, int] = {}
 
+    @property
+    def tiles_held(self) -> int:
+        """How many tiles this layer keeps (at most ``MAX_TILES``)."""
+        with self._lock:
+            return len(self._tiles)
+
     def ink(self, rgb: RGB) -> int:
         """The palette index of (the nearest colour to) ``rgb``."""
         with self._lock:

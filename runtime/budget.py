@@ -50,7 +50,6 @@ from types import SimpleNamespace
 import aiohttp
 
 from engine.manager.store import Store
-from engine.manager.store.postgres import PostgresDatabase
 
 from .fair_pace import FairPace
 
@@ -244,5 +243,4 @@ class GlobalBudget:
 def processes_of(store: Store) -> Callable[[], Awaitable[int]] | None:
     """How to count the processes sharing the token: the bot processes connected to the
     store's PostgreSQL database; None on SQLite (one process, one file)."""
-    database = store.database
-    return database.live_processes if isinstance(database, PostgresDatabase) else None
+    return store.live_processes if store.shared else None

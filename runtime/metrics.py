@@ -32,13 +32,12 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessColl
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from engine.manager import Event, GameManager, Moved
+from engine.manager import OPEN, Event, GameManager, Moved
 from engine.manager.store import IntegrityError
 
 from .traffic import SCOPES
 
 GAMES = ("kids", "dice")
-STATUSES = ("lobby", "playing")
 #: how a move was made: a person's from where they made it (``Moved.via``), the others by
 #: who made it (``Moved.by``); "resign" for a seat given up (resigned, left, removed, or
 #: freed after missed turns), "other" for a person's move no transport named
@@ -171,12 +170,12 @@ class TablesCollector(Collector):
         open_ = GaugeMetricFamily("sequence_tables_open", "Lobbies and games open now, by "
                                   "game and status (several processes on one database: "
                                   "each shows them all).", labels=["game", "status"])
-        counts = {(g, s): 0 for g in GAMES for s in STATUSES}
+        counts = {(g, s): 0 for g in GAMES for s in OPEN}
         for table in self._manager.tables():
             key = (table.game, table.status)
             counts[key] = counts.get(key, 0) + 1
         for (game, status), n in sorted(counts.items()):
-            open_.add_metric([game, status], n)
+            open_.add_metric([game, str(status)], n)
         yield open_
         tally = self._manager.tally
         claimed = CounterMetricFamily("sequence_chores_claimed", "Scheduled work this "

@@ -1,5 +1,6 @@
-"""Every shipped module is short enough to read in one sitting: no class over 400 lines, no
-module over 500, and ``bot.py`` (the composition root only) at most 250."""
+"""Every shipped module, and every module of the fake Discord (tests/fakediscord/), is short
+enough to read in one sitting: no class over 400 lines, no module over 500, and ``bot.py``
+(the composition root only) at most 250."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-from tests.test_layering import ROOT, source_files
+from tests.test_layering import ROOT, fake_discord_files, source_files
 
 MAX_CLASS = 400
 MAX_MODULE = 500
@@ -32,6 +33,10 @@ def too_long(paths: Iterable[Path]) -> list[str]:
 
 def test_no_class_is_over_400_lines_and_no_module_over_500() -> None:
     assert too_long(source_files()) == []
+
+
+def test_no_class_of_the_fake_discord_is_over_400_lines_and_no_module_over_500() -> None:
+    assert too_long(fake_discord_files()) == []
 
 
 def test_bot_py_is_the_composition_root_only() -> None:

@@ -83,7 +83,7 @@ def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
             known = sum(1 for x in records if known_bug(x))
             known_apologies = sum(1 for x in records if known_bug(x) and " failed (user " in x)
             broken = [p for g in rig.games().values() for p in g.invariant_problems()]
-            finished = sum(1 for e in ends if e.status in ("finished", "cancelled"))
+            finished = sum(1 for e in ends if not e.status.is_open)
             row = ("fuzz", report.sent, f"{finished}/{len(ends)}",
                    len(rig.ledger.lost(rig.games())), 0,
                    len(find_leaks(rig.fake, rig.database, rig.log.text, rig.fake.token)),

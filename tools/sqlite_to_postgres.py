@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.manager.store import Store, StoreError, redacted
-from engine.manager.store.database import Row, Tx
+from engine.manager.store.backend import Row, Tx
 
 log = logging.getLogger(__name__)
 

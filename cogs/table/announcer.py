@@ -27,6 +27,7 @@ from engine.manager import (
     LobbyChanged,
     Moved,
     SeatChanged,
+    Status,
     TurnReminder,
     TurnTimedOut,
 )
@@ -59,9 +60,12 @@ class Announcer:
         self._dms = dms
         self._watch = watch or Unwatched()
         self._retries: set[asyncio.Task[None]] = set()
-        # game -> the line of the move that ended it: the final board says it, instead of a
-        # board of its own just before (one message less for the same picture)
-        self._last_move: dict[int, str] = {}
+        # game -> the lines of moves whose moment was gone before anyone could act on it:
+        # the move that ended the game (the final board says it, instead of a board of its
+        # own just before: one message less for the same picture) and a move after which
+        # the next seat could only pass (the board of that pass says both). A board that
+        # named the player whose turn had already passed would ask them to play.
+        self._untold: dict[int, list[str]] = {}
         self._handlers: dict[type[Event], Callable[[Any], Awaitable[None]]] = {
             LobbyChanged: self.lobby_changed,
             LobbyCancelled: self.lobby_cancelled,
@@ -85,6 +89,7 @@ class Announcer:
             task.cancel()
 
     def _forget(self, game_id: int) -> None:
+        self._untold.pop(game_id, None)
         self._posts.forget(game_id)
         self._dms.forget(game_id)
 
@@ -123,29 +128,36 @@ class Announcer:
         # a resignation or a turn lost to the timer was told in words just before (the
         # manager's SeatChanged / TurnTimedOut): the board shows only whose turn it is now
         told = messages.told_before(event.action)
-        if over:  # the final board follows at once and shows this moment
-            if not told:
-                self._last_move[table.game_id] = messages.move_line(table, event, lang)
+        lines = self._untold.pop(table.game_id, [])
+        if not told:
+            lines.append(messages.move_line(table, event, lang))
+        if over or event.passes_next:
+            # the final board, or the board of the forced pass, follows at once and
+            # shows this moment too
+            if lines:
+                self._untold[table.game_id] = lines
+            await self._cards_again_after_skip(event)
             return
-        lines = [] if told else [messages.move_line(table, event, lang)]
-        if not over:
-            # whose turn it was right after this move: boards are announced in order, a
-            # little after the moves (computers may be ahead), and each tells its own moment
-            lines.append(messages.turn_line(table, lang))
+        # whose turn it was right after this move: boards are announced in order, a little
+        # after the moves (computers may be ahead), and each tells its own moment
+        lines.append(messages.turn_line(table, lang))
         message = await self._posts.post_board(
             table, obs, "\n".join(lines),
-            view=None if over else messages.board_view(table, obs, lang), ply=event.ply,
+            view=messages.board_view(table, obs, lang), ply=event.ply,
             lang=lang)
         if message is not None:
             self._watch.board_shown(event)
-        elif not over:
+        else:
             # Discord refused even after discord.py's own tries: show the position once
             # more a little later, unless a newer board gets through first. Never a loop.
             self._later(self._show_board_again(table.game_id, event.ply))
-        if event.action == "skip" and table.game == "kids":
+        await self._cards_again_after_skip(event)
+
+    async def _cards_again_after_skip(self, event: Moved) -> None:
+        if event.action == "skip" and event.table.game == "kids":
             # the turn went by while the seat's hand message may show a card's choices:
             # it shows the cards again (their numbers belong to the turn gone by)
-            await self._dms.deliver_hand(table, event.seat)
+            await self._dms.deliver_hand(event.table, event.seat)
 
     def _later(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
@@ -165,7 +177,7 @@ class Announcer:
             return  # a newer board got through meanwhile
         try:
             table = self._manager.get(game_id)
-            if table.status != "playing":
+            if table.status is not Status.PLAYING:
                 return
             lang = self._prefs.guild_lang(table.guild_id)
             obs = self._manager.spectator_observation(game_id)
@@ -180,7 +192,7 @@ class Announcer:
             log.exception("could not show the board of game %d again", game_id)
 
     async def hand_changed(self, event: HandChanged) -> None:
-        if event.table.game != "kids" or event.table.status != "playing":
+        if event.table.game != "kids" or event.table.status is not Status.PLAYING:
             return
         try:
             self._manager.get(event.game_id)
@@ -226,16 +238,14 @@ class Announcer:
                 return
             await self._final_board(event, lang)
         finally:
-            self._last_move.pop(table.game_id, None)
             self._forget(table.game_id)
 
     async def _final_board(self, event: GameOver, lang: str) -> None:
         table = event.table
         lines = [*messages.result_lines(table, event, lang), t("over.rematch", lang)]
-        last_move = self._last_move.get(table.game_id)
         view = discord.ui.View(timeout=None)
         view.add_item(SameSeatsRematch(table.game_id, t("button.rematch", lang)))
-        words = [last_move, *lines] if last_move else lines
+        words = [*self._untold.get(table.game_id, []), *lines]
         final = await self._posts.post_board(table, event.observation, "\n".join(words),
                                              view=messages.stopped(view), ply=table.ply,
                                              lang=lang, allowed_mentions=NO_MENTIONS,

@@ -15,7 +15,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, Player, TableView
+from engine.manager import GameManager, Player, Status, TableView
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
@@ -95,7 +95,7 @@ class TableClicks:
         async with refusals(interaction, f"lobby button {what}", self._in_flight):
             await self._manager.catch_up(game_id)  # several processes: see catch_up
             table = self._manager.get(game_id)
-            if table.status != "lobby":
+            if table.status is not Status.LOBBY:
                 raise refusal("game_started")
             if what == "child":  # the answer to this click is the form asking for the name
                 if not table.family_seats:
@@ -112,7 +112,7 @@ class TableClicks:
         filled it in."""
         async with refusals(interaction, "add a child", self._in_flight):
             table = self._manager.get(game_id)
-            if table.status != "lobby":
+            if table.status is not Status.LOBBY:
                 raise refusal("game_started")
             user = interaction.user
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -128,7 +128,7 @@ class TableClicks:
                            ) -> None:
         async with refusals(interaction, "remove a child", self._in_flight):
             table = self._manager.get(game_id)
-            if table.status != "lobby":
+            if table.status is not Status.LOBBY:
                 raise refusal("game_started")
             if not (0 <= seat < len(table.seats) and table.seats[seat].is_child):
                 raise refusal("no_such_seat")
@@ -175,8 +175,8 @@ class TableClicks:
         table = self._manager.get(game_id)
         lang = self._prefs.guild_lang(table.guild_id)
         opened = None
-        if (self._prefs.uses_threads(table.guild_id) and table.status == "lobby"
-                and user_id == table.host_id and len(table.seats) >= 2):  # (else refused)
+        if self._prefs.uses_threads(table.guild_id) and self._manager.may_start(game_id,
+                                                                                user_id):
             opened = await self._posts.open_thread(table, lang)
         thread = opened[0] if opened is not None else None
         try:
@@ -384,7 +384,7 @@ class TableClicks:
         A player who left the finished game is not seated again."""
         async with refusals(interaction, "rematch", self._in_flight):
             record = await self._manager.load_record(game_id)
-            if record is None or record.status != "finished":
+            if record is None or record.status is not Status.FINISHED:
                 raise Refusal("rematch_gone", "That game can no longer be found.")
             if interaction.user.id not in {s.user_id for s in record.seats}:
                 raise Refusal("rematch_not_a_player", "Only the players can start a rematch.")

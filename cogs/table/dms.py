@@ -35,7 +35,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, TableView
+from engine.manager import GameManager, Status, TableView
 from engine.manager.store import DmDoor, DmHand, Posted, StoreUnavailable
 from engine.observation import Observation
 
@@ -314,7 +314,7 @@ class DirectMessages:
         await asyncio.sleep(RETRY_AFTER)
         try:
             table = self._manager.get(game_id)
-            if table.status == "playing":
+            if table.status is Status.PLAYING:
                 await self.deliver_hand(table, seat, retry=False)
         except Refusal:
             pass  # the game ended meanwhile: no hand to show

@@ -27,7 +27,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, TableView
+from engine.manager import GameManager, Status, TableView
 from engine.observation import Observation
 
 from ..i18n import t
@@ -95,7 +95,7 @@ class HandInPlace:
         except Refusal:
             await self.game_over(interaction, table.game_id, lang, note=note)
             return
-        if table.status != "playing":
+        if table.status is not Status.PLAYING:
             await self.game_over(interaction, table.game_id, lang, note=note)
             return
         payload = await hand_payload(self._bot, table, obs, lang, note=note)
@@ -134,7 +134,7 @@ class HandInPlace:
         record = await self._manager.load_record(game_id)
         user = interaction.user.id
         playing = next((table for table in self._manager.tables()
-                        if table.status == "playing" and table.game_id != game_id
+                        if table.status is Status.PLAYING and table.game_id != game_id
                         and table.held_seats(user)), None)
         payload = await over_payload(self._bot, record, lang, note=note, playing=playing)
         await _update(interaction, payload)

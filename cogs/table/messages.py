@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, TableView
+from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
 from engine.observation import Observation
 
 from ..i18n import card as card_name
@@ -120,8 +120,8 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None
     seats += [t("lobby.open", lang, n=n + 1) for n in range(len(table.seats), 4)]
     embed.description = "\n".join(lines) if lines else None
     embed.add_field(name=t("lobby.seats", lang), value="\n".join(seats), inline=False)
-    if table.status != "lobby":
-        key = "lobby.started" if table.status in ("playing", "finished") else "lobby.cancelled"
+    if table.status is not Status.LOBBY:
+        key = "lobby.cancelled" if table.status is Status.CANCELLED else "lobby.started"
         embed.set_footer(text=footer or t(key, lang))
         return embed, None
     help_line = t("lobby.help", lang)

@@ -24,7 +24,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from engine.manager import GameManager, TableView
+from engine.manager import GameManager, Status, TableView
 from engine.manager.store import Posted, StoreUnavailable
 from engine.observation import Observation
 
@@ -237,7 +237,7 @@ class Posts:
             except SENDING_FAILED:
                 log.exception("could not update the lobby message of game %d", table.game_id)
                 return
-        if table.status == "lobby":
+        if table.status is Status.LOBBY:
             message = await self.post(table, embed=embed, view=view)
             if message is not None:
                 await self.lobby_is(table.game_id, message)

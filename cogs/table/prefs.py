@@ -14,7 +14,7 @@ import logging
 
 import discord
 
-from engine.manager.store import GameLog, Layout, StoreUnavailable
+from engine.manager.store import GameLog, Layout, Store, StoreUnavailable
 
 from ..i18n import lang_of
 
@@ -40,12 +40,13 @@ class Preferences:
         self._tidy = await layout.tidy_guilds()
         self._threads = await layout.thread_guilds()
 
-    def follow(self, games: GameLog, layout: Layout) -> None:
-        """Read the preferences again every ``FOLLOW_EVERY`` seconds (several processes: a
-        setting changed through another one shows here within that time; a process sees
-        its own changes at once)."""
-        if self._following is None:
-            self._following = asyncio.create_task(self._follow(games, layout),
+    def follow(self, store: Store) -> None:
+        """With other processes sharing the store, read the preferences again every
+        ``FOLLOW_EVERY`` seconds (a setting changed through another one shows here within
+        that time; a process sees its own changes at once). Alone, there is nothing to
+        follow."""
+        if store.shared and self._following is None:
+            self._following = asyncio.create_task(self._follow(store.games, store.layout),
                                                   name="follow-preferences")
 
     def stop(self) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, GameOver, TableView
+from engine.manager import GameManager, GameOver, Status, TableView
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
@@ -88,13 +88,13 @@ class Recovery:
         was away (nothing is wrong with the table: show it again later)."""
         try:
             async with self._manager.showing(table.game_id):
-                if table.status == "lobby":
+                if table.status is Status.LOBBY:
                     await self._lobby(table)
-                elif table.status == "playing":
+                elif table.status is Status.PLAYING:
                     await self._game(table)
                 elif ending is not None:
                     await self._final_board(ending)
-                elif table.status == "finished":
+                elif table.status is Status.FINISHED:
                     await self._ended(table)
         except Refusal:
             pass  # it ended meanwhile

@@ -28,6 +28,7 @@ from .events import (
 from .lobby import MAX_CHILD_NAME, MAX_TURN_TIMER
 from .manager import GameManager
 from .seats import Seat
+from .status import OPEN, Status
 from .store import GameRecord, GuildSettings, Store
 from .tally import Tally
 from .timers import Clock, ManualClock, SystemClock
@@ -36,6 +37,7 @@ __all__ = [
     "COMPUTER_LEVELS",
     "MAX_CHILD_NAME",
     "MAX_TURN_TIMER",
+    "OPEN",
     "Clock",
     "Event",
     "GameManager",
@@ -55,6 +57,7 @@ __all__ = [
     "Seat",
     "SeatChanged",
     "ShowAgain",
+    "Status",
     "Store",
     "SystemClock",
     "TableView",

@@ -24,9 +24,11 @@ from typing import Any, cast
 
 from ..ai import Agent, Explanation, make_agent
 from ..errors import Refusal
+from ..game import Game
 from ..observation import Observation
 from .outbox import Outbox
 from .sharing import Sharing
+from .status import Status
 from .step import TAKEOVER_LEVEL, Steps, applying
 from .store import Outages, StoreUnavailable
 from .table import Table
@@ -114,6 +116,13 @@ class Computers:
         elif table.computer_to_move:
             self.kick(table)
 
+    async def after(self, table: Table) -> None:
+        """After a change, its lock let go: ``tidy``, then the change's queued events are
+        told (the one order for every change: a computer to move starts thinking while its
+        turn is announced)."""
+        self.tidy(table)
+        await self._outbox.flush(table.id)
+
     def kick(self, table: Table) -> None:
         """Make sure a computer seat to move has someone thinking for it."""
         if self._halted or not table.computer_to_move:
@@ -185,22 +194,27 @@ class Computers:
             seat = game.current_seat
             assert seat is not None
             ply = len(game.history)
-            obs = game.observation(seat)
+            obs, seed = game.observation(seat), move_seed(game)
             agent = self.agent(table, seat, table.seats[seat].level or TAKEOVER_LEVEL)
         if pause:
             await self._clock.sleep(self.delay)
-        action = await asyncio.to_thread(choose, agent, obs, game.seed + ply)
+        action = await asyncio.to_thread(choose, agent, obs, seed)
         async with self._sharing.locked(game_id) as table:
-            if (table.game is not game or table.status != "playing"
+            if (table.game is not game or table.status is not Status.PLAYING
                     or len(game.history) != ply):
                 return True  # something else moved meanwhile (or it was read again): look
             await self._steps.step(table, seat, applying(action), by="computer",
                                    user_id=None)
             await self._steps.settle_forced(table)
-        if not table.active:
-            self.forget(game_id)
-        await self._outbox.flush(game_id)
+        await self.after(table)  # (this driver goes on playing: ``kick`` sees it running)
         return True
+
+
+def move_seed(game: Game) -> int:
+    """The seed of a computer's move, whoever makes it (its own turn, or a turn the timer
+    plays for an absent person): the game's seed and the move's place in it, so the same
+    position in the same game is always played the same way, in any process."""
+    return game.seed + len(game.history)
 
 
 def _plain(observation: Observation) -> dict[str, Any]:

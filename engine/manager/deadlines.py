@@ -2,7 +2,7 @@
 
 Every active table waits for one thing at a time, its *chore*: a computer player's turn,
 a turn reminder, a turn timer running out, an idle lobby's time-out, or nothing at all (a
-person thinking with no timer). ``next_chore`` says which and when, from the table as a
+person thinking with no timer). ``ChoreRule.next_chore`` says which and when, from the table as a
 change leaves it. The same answer is kept in two places, by the sharing strategy
 (``engine/manager/sharing``): one process on SQLite keeps it in memory, several processes
 on PostgreSQL in the ``chores`` table, written in each change's own transaction. Both
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .status import Status
 from .table import Table
 
 #: Seconds a process has to do a chore it claimed before another may take it.
@@ -49,32 +50,47 @@ class Chore:
                 and (self.claimed_until is None or self.claimed_until < now))
 
 
-def reminder_at(turn_deadline: float, turn_timer: float) -> float:
-    """When a turn with ``turn_timer`` seconds, ending at ``turn_deadline``, is reminded."""
-    return turn_deadline - turn_timer * REMINDER_SHARE
+@dataclass(frozen=True)
+class ChoreRule:
+    """The one rule for a table's next chore, with the times it reads: each is a
+    parameter of the ``GameManager`` (a test or a benchmark shortens them there), handed
+    to whoever asks the rule (both sharing strategies, and ``Due`` before it acts)."""
 
+    #: seconds a computer pauses before it moves, so people can follow
+    computer_delay: float = 0.0
+    #: seconds a process has to do a chore it claimed (``CHORE_CLAIM``)
+    claim: float = CHORE_CLAIM
+    #: the turn reminder comes when this share of the turn's time is left
+    reminder_share: float = REMINDER_SHARE
 
-def next_chore(table: Table | None, now: float, *, computer_delay: float = 0.0,
-               playing_here: bool = True, claim: float = CHORE_CLAIM) -> Chore:
-    """The chore ``table`` waits for, as it stands (None or ended: nothing).
+    def reminder_at(self, turn_deadline: float, turn_timer: float) -> float:
+        """When a turn of ``turn_timer`` seconds, ending at ``turn_deadline``, is
+        reminded."""
+        return turn_deadline - turn_timer * self.reminder_share
 
-    ``playing_here``: this process plays a computer's turn now, so it claims it (False
-    while it shuts down: then the turn is left for any process at once)."""
-    if table is None or not table.active:
-        return Chore(WAIT, None)
-    if table.status == "lobby":
-        return Chore(LOBBY_TIMEOUT, table.lobby_deadline)
-    if table.computer_to_move:
-        # due at once: only the claim keeps the others off while this process plays it
-        # (after its pause, ``computer_delay``, which whoever takes it over pauses too)
-        return Chore(COMPUTER, now, now + max(claim, computer_delay) if playing_here else None)
-    deadline = table.turn_deadline
-    if deadline is None:
-        return Chore(WAIT, None)
-    timer = table.settings.turn_timer
-    if not table.turn_reminded and timer:
-        return Chore(REMINDER, reminder_at(deadline, timer))
-    return Chore(TURN_TIMER, deadline)
+    def next_chore(self, table: Table | None, now: float, *, playing_here: bool = True
+                   ) -> Chore:
+        """The chore ``table`` waits for, as it stands (None or ended: nothing).
+
+        ``playing_here``: this process plays a computer's turn now, so it claims it (False
+        while it shuts down: then the turn is left for any process at once)."""
+        if table is None or not table.active:
+            return Chore(WAIT, None)
+        if table.status is Status.LOBBY:
+            return Chore(LOBBY_TIMEOUT, table.lobby_deadline)
+        if table.computer_to_move:
+            # due at once: only the claim keeps the others off while this process plays
+            # it (after its pause, ``computer_delay``, which whoever takes it over pauses
+            # too)
+            return Chore(COMPUTER, now, now + max(self.claim, self.computer_delay)
+                         if playing_here else None)
+        deadline = table.turn_deadline
+        if deadline is None:
+            return Chore(WAIT, None)
+        timer = table.settings.turn_timer
+        if not table.turn_reminded and timer:
+            return Chore(REMINDER, self.reminder_at(deadline, timer))
+        return Chore(TURN_TIMER, deadline)
 
 
 def turn_deadline_after(table: Table, turn_before: int | None, now: float

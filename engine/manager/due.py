@@ -16,11 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from .computer import Computers, choose
-from .deadlines import COMPUTER, LOBBY_TIMEOUT, REMINDER, TURN_TIMER, next_chore
+from .computer import Computers, choose, move_seed
+from .deadlines import COMPUTER, LOBBY_TIMEOUT, REMINDER, TURN_TIMER, ChoreRule
 from .errors import ManagerError
 from .events import TurnTimedOut
-from .outbox import Outbox
 from .sharing import Sharing
 from .step import TAKEOVER_LEVEL, Steps, applying
 from .store import StoreUnavailable
@@ -34,14 +33,14 @@ log = logging.getLogger(__name__)
 class Due:
     """Looks for what is due, and does it in each table, its lock held."""
 
-    def __init__(self, sharing: Sharing, steps: Steps, computers: Computers, outbox: Outbox,
-                 clock: Clock, *, interval: float, tally: Tally | None = None) -> None:
+    def __init__(self, sharing: Sharing, steps: Steps, computers: Computers, clock: Clock,
+                 rule: ChoreRule, *, interval: float, tally: Tally | None = None) -> None:
         """``tally``: where the chores claimed are counted (the manager's)."""
         self._sharing = sharing
         self._tally = tally or Tally()
         self._steps = steps
         self._computers = computers
-        self._outbox = outbox
+        self._rule = rule
         self._clock = clock
         self.interval = interval
         self._task: asyncio.Task[None] | None = None
@@ -100,13 +99,12 @@ class Due:
                 await self._after(table)
 
     async def _after(self, table: Table) -> None:
-        self._computers.tidy(table)
-        await self._outbox.flush(table.id)
+        await self._computers.after(table)
 
     async def do(self, table: Table, now: float) -> None:
         # after a long stop a reminder and the timer may both be due: in order, then stop
         for _ in range(2):
-            chore = next_chore(table, now)
+            chore = self._rule.next_chore(table, now)
             if chore.due_at is None or chore.due_at > now:
                 return
             if chore.what == LOBBY_TIMEOUT:
@@ -150,7 +148,7 @@ class Due:
         elif table.settings.timeout_action == "computer":
             obs = game.observation(seat)
             agent = self._computers.agent(table, seat, TAKEOVER_LEVEL)
-            action = await asyncio.to_thread(choose, agent, obs, game.seed + len(game.history))
+            action = await asyncio.to_thread(choose, agent, obs, move_seed(game))
             await self._steps.step(table, seat, applying(action), by="timer", user_id=user_id,
                                    seats_changed=True, preface=lambda view: TurnTimedOut(
                                        view, seat, user_id, "computer_moved"))

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..observation import Observation
 from .seats import Seat
+from .status import Status
 
 COMPUTER_LEVELS = ("easy", "medium", "hard")
 
@@ -32,7 +33,7 @@ class TableView:
     game_id: int
     game: str
     options: dict[str, Any]
-    status: str  # "lobby", "playing", "finished", "cancelled"
+    status: Status
     guild_id: int | None
     channel_id: int
     host_id: int
@@ -112,6 +113,10 @@ class Moved(Event):
     #: (the Discord side: "dm", "channel", "command"); None for the others. The manager
     #: only passes it on, for whoever counts moves.
     via: str | None = field(default=None, kw_only=True)
+    #: the seat to move after this one can only pass, and that pass follows at once (the
+    #: next ``Moved``): this moment is gone before anyone could act on it, so a transport
+    #: shows it together with the pass rather than as a turn of its own
+    passes_next: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from ..game import Game
 from ..options import GAMES, normalise_options
 from .errors import ManagerError, refuse
 from .events import COMPUTER_LEVELS, Player
 from .seats import Seat
+from .status import Status
 from .table import Table
 
 log = logging.getLogger(__name__)
@@ -73,9 +75,9 @@ def check_settings(changes: dict[str, Any]) -> None:
 
 def check_open(table: Table) -> None:
     """The table is a lobby still taking changes."""
-    if table.status == "playing":
+    if table.status is Status.PLAYING:
         raise refuse("game_started", "The game has already started.")
-    if table.status != "lobby":
+    if table.status is not Status.LOBBY:
         raise refuse("no_lobby", "There is no lobby in this channel.")
 
 
@@ -165,7 +167,7 @@ def check_remover(table: Table, user_id: int, seat: int, is_moderator: bool) -> 
     grown-up for the child's seat."""
     if not table.active:
         raise refuse("no_lobby", "There is no lobby in this channel.")
-    own_child = (table.status == "lobby" and 0 <= seat < len(table.seats)
+    own_child = (table.status is Status.LOBBY and 0 <= seat < len(table.seats)
                  and table.seats[seat].is_child and table.seats[seat].user_id == user_id)
     if user_id != table.host_id and not is_moderator and not own_child:
         raise refuse("not_host", "Only the host or a moderator can remove a seat.")
@@ -200,6 +202,20 @@ def check_start(table: Table, user_id: int) -> None:
     if len(table.seats) < 2:
         raise refuse("not_enough_players", "A game needs at least 2 players.",
                      seats=len(table.seats))
+
+
+def player_seat(table: Table, user_id: int) -> int:
+    """The seat ``user_id`` acts for now (``Table.person_seat``), refusing a stranger."""
+    seat = table.person_seat(user_id)
+    if seat is None:
+        raise refuse("not_a_player", "You are not playing in this game.")
+    return seat
+
+
+def check_turn(game: Game, seat: int) -> None:
+    """It is ``seat``'s turn (none is, once the game is over)."""
+    if game.current_seat != seat:
+        raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
 
 
 def quitting_seat(table: Table, user_id: int, seat: int | None) -> int:

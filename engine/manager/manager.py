@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import IllegalAction
+from ..errors import IllegalAction, Refusal
 from ..factory import new_game
 from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
-from .deadlines import CHORE_CLAIM, PROMISE
+from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
 from .due import Due
 from .errors import ManagerError, refuse
 from .events import Listener, Moved, Player, TableView
@@ -32,6 +32,7 @@ from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
 from .sharing import RESYNC_INTERVAL, sharing_for
+from .status import Status
 from .step import Steps, applying
 from .store import GameRecord, GuildSettings, Store
 from .table import Table, Tables
@@ -57,9 +58,11 @@ class GameManager:
         claim: float = CHORE_CLAIM,
         promise: float = PROMISE,
         resync_every: float = RESYNC_INTERVAL,
+        reminder_share: float = REMINDER_SHARE,
     ) -> None:
         """``claim``, ``promise``, ``resync_every``: the times several processes on one
-        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them."""
+        PostgreSQL keep to (``deadlines``, ``sharing``); tests shorten them.
+        ``reminder_share``: a turn is reminded when this share of its time is left."""
         self.store = store
         self._clock: Clock = clock or SystemClock()
         self._seed_source = seed_source or (lambda: secrets.randbits(62))
@@ -68,9 +71,10 @@ class GameManager:
         self.tally = Tally()  # what the owners did, counted (read by the bot's metrics)
         restorer = Restorer(store, self._clock)
         self._final_boards = FinalBoards(store, restorer)
+        rule = ChoreRule(computer_delay=computer_delay, claim=claim,
+                         reminder_share=reminder_share)
         self._sharing = sharing_for(store, self._tables, restorer, self._outbox,
-                                    self._final_boards, self._clock,
-                                    computer_delay=computer_delay, claim=claim,
+                                    self._final_boards, self._clock, rule=rule,
                                     promise=promise, resync_every=resync_every,
                                     tally=self.tally)
         self._steps = Steps(store, self._clock, self._tables, self._outbox,
@@ -78,8 +82,8 @@ class GameManager:
         self._computers = Computers(self._sharing, self._steps, self._outbox, self._clock,
                                     store.outages, delay=computer_delay,
                                     make=agent_factory or make_agent)
-        self._due = Due(self._sharing, self._steps, self._computers, self._outbox,
-                        self._clock, interval=timer_interval, tally=self.tally)
+        self._due = Due(self._sharing, self._steps, self._computers, self._clock, rule,
+                        interval=timer_interval, tally=self.tally)
         self._restorer = restorer
 
     @property
@@ -111,7 +115,7 @@ class GameManager:
         exactly what was restored."""
         await self._sharing.load()
         for game_id in self._tables.ids():
-            if resume and self._tables.find(game_id).status == "playing":
+            if resume and self._tables.find(game_id).status is Status.PLAYING:
                 async with self._sharing.locked(game_id) as table:
                     await self._steps.settle_forced(table)
                 # (what that told waits for the game's next change: the listeners may not
@@ -236,7 +240,7 @@ class GameManager:
         settings = await self._restorer.settings_for(guild_id, turn_timer)
         opts = {**settings.defaults.get(game, {}), **(options or {})}
         rules.check_game_options(game, opts)
-        table = Table(id=0, kind=game, options=opts, status="lobby", guild_id=guild_id,
+        table = Table(id=0, kind=game, options=opts, status=Status.LOBBY, guild_id=guild_id,
                       channel_id=channel_id, host_id=host.user_id,
                       seats=[Seat(0, host.user_id, host.name)], on_leave=on_leave,
                       created_at=0.0, settings=settings, turn_timer=turn_timer,
@@ -244,7 +248,7 @@ class GameManager:
         rules.seat_again(table, seat_again)
         table = await self._steps.open_lobby(table)
         await self._sharing.created(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def join(self, game_id: int, player: Player) -> TableView:
@@ -268,7 +272,7 @@ class GameManager:
         async with self._sharing.locked(game_id) as table:
             rule(table)
             await self._steps.save_lobby(table, reason)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def leave(self, game_id: int, user_id: int) -> TableView:
@@ -278,7 +282,7 @@ class GameManager:
                 await self._steps.cancel_lobby(table, "host_left")
             else:
                 await self._steps.save_lobby(table, "left")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def remove_seat(self, game_id: int, user_id: int, seat: int, *,
@@ -290,7 +294,7 @@ class GameManager:
         by a computer when the table chose ``on_leave="computer"``; its chips stay."""
         async with self._sharing.locked(game_id) as table:
             rules.check_remover(table, user_id, seat, is_moderator)
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 rules.unseat(table, seat)
                 await self._steps.save_lobby(table, "seat_removed")
             else:
@@ -298,7 +302,7 @@ class GameManager:
                 await self._steps.free_seat(table, seat, change="removed",
                                             hand_over=person and table.on_leave == "computer")
                 await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def cancel(self, game_id: int, user_id: int) -> TableView:
@@ -306,8 +310,18 @@ class GameManager:
             rules.check_open(table)
             rules.check_host(table, user_id, "cancel the lobby")
             await self._steps.cancel_lobby(table, "host")
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
+
+    def may_start(self, game_id: int, user_id: int) -> bool:
+        """Whether ``start_game`` would let ``user_id`` start this lobby now (the one rule,
+        ``lobby.check_start``): a transport that prepares a start (the Discord side opens
+        the game's thread) asks this first, and ``start_game`` says why not."""
+        try:
+            rules.check_start(self._tables.find(game_id), user_id)
+        except Refusal:
+            return False
+        return True
 
     async def start_game(self, game_id: int, user_id: int, *,
                          channel_id: int | None = None) -> TableView:
@@ -320,7 +334,7 @@ class GameManager:
             seed = self._seed_source()
             game = new_game(table.kind, len(table.seats), seed, **table.options)
             await self._steps.start(table, game, seed)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     # -- turns -------------------------------------------------------------------------
@@ -331,21 +345,18 @@ class GameManager:
         when it is not allowed. ``via``: where the move came from (``Moved.via``)."""
         async with self._sharing.locked(game_id) as table:
             game = table.playing()
-            seat = table.person_seat(user_id)
-            if seat is None:
-                raise refuse("not_a_player", "You are not playing in this game.")
+            seat = rules.player_seat(table, user_id)
             if expected_ply is not None and expected_ply != len(game.history):
                 raise refuse("already_played", "That move was already played.",
                              ply=len(game.history))
-            if game.current_seat != seat:
-                raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
+            rules.check_turn(game, seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
             table.change_seat(seat, absences=0)
             moved = await self._steps.step(table, seat, applying(action), by="player",
                                            user_id=user_id, seats_changed=True, via=via)
             await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return moved
 
     async def resign(self, game_id: int, user_id: int, seat: int | None = None) -> TableView:
@@ -367,7 +378,7 @@ class GameManager:
                                         hand_over=leaving and table.on_leave == "computer",
                                         change="left" if leaving else "resigned")
             await self._steps.settle_forced(table)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def end(self, game_id: int, user_id: int, *, is_moderator: bool = False) -> TableView:
@@ -378,11 +389,11 @@ class GameManager:
                 raise refuse("game_over", "The game is over.")
             if user_id != table.host_id and not is_moderator:
                 raise refuse("not_host", "Only the host or a moderator can end the game.")
-            if table.status == "lobby":
+            if table.status is Status.LOBBY:
                 await self._steps.cancel_lobby(table, "ended")
             else:
                 await self._steps.end(table, user_id)
-        await self._after(table)
+        await self._computers.after(table)
         return table.view()
 
     async def hint(self, game_id: int, user_id: int) -> Hint:
@@ -393,12 +404,9 @@ class GameManager:
         The same position and game always give the same hint (seeded by game and ply)."""
         table = self._tables.find(game_id)
         game = table.playing()
-        seat = table.person_seat(user_id)
-        if seat is None:
-            raise refuse("not_a_player", "You are not playing in this game.")
+        seat = rules.player_seat(table, user_id)
+        rules.check_turn(game, seat)
         obs = game.observation(seat)
-        if game.current_seat != seat or not obs["legal"]:
-            raise refuse("not_your_turn", "It is not your turn.", turn=game.current_seat)
         return await asyncio.to_thread(suggest, obs, table.id * 100_003 + len(game.history))
 
     async def move_game(self, game_id: int, channel_id: int) -> TableView:
@@ -419,14 +427,6 @@ class GameManager:
         absent players; play a computer's turn nobody is playing. With several processes
         on PostgreSQL, shared with them: what is due in any game, claimed by one each."""
         await self._due.check()
-
-    # -- telling -----------------------------------------------------------------------
-
-    async def _after(self, table: Table) -> None:
-        """After a change, its lock let go: a computer to move gets its player thinking,
-        an ended game lets its players go, and the queued events are told."""
-        self._computers.tidy(table)
-        await self._outbox.flush(table.id)
 
     def showing(self, game_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while a table is shown again after a restart or a take-over, so two

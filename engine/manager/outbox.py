@@ -23,6 +23,7 @@ from typing import Any
 
 from .events import Event, GameOver, Listener
 from .restore import Restorer
+from .status import Status
 from .store import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ class FinalBoards:
         if await self._store.games.end_is_shown(game_id):
             return None
         rec = await self._store.games.load_game(game_id)
-        if rec is None or rec.status != "finished" or rec.snapshot is None:
+        if rec is None or rec.status is not Status.FINISHED or rec.snapshot is None:
             return None
         return (await self._restorer.restore(rec, check=False)).ending()
 

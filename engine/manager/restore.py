@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ..factory import load, replay
 from ..game import Game
+from .status import Status
 from .store import GameRecord, GuildSettings, Store, StoreUnavailable
 from .table import Table, Tables
 from .timers import Clock
@@ -45,11 +46,11 @@ class Restorer:
             lobby_deadline=rec.lobby_deadline, turn_deadline=rec.turn_deadline,
             turn_reminded=rec.turn_reminded, turn_timer=rec.turn_timer,
             family_seats=rec.family_seats)
-        if rec.status == "finished" and rec.snapshot is not None:
+        if rec.status is Status.FINISHED and rec.snapshot is not None:
             table.game = load(rec.snapshot)  # how it ended, for a final board owed
-        elif rec.status == "playing" and not check and rec.snapshot is not None:
+        elif rec.status is Status.PLAYING and not check and rec.snapshot is not None:
             table.game = load(rec.snapshot)  # a cache brought up to date: no replay
-        elif rec.status == "playing":
+        elif rec.status is Status.PLAYING:
             table.game = check_snapshot(rec)
             if table.game.to_dict() != rec.snapshot:
                 # The log won: write its state back so snapshot and log agree again.
@@ -82,15 +83,15 @@ class Restorer:
             return
         old = tables.get(game_id)
         if old is not None:
-            tables.close(old, status or "cancelled")
+            tables.close(old, status or Status.CANCELLED)
 
-    async def load(self, game_id: int) -> tuple[str | None, Table | None]:
+    async def load(self, game_id: int) -> tuple[Status | None, Table | None]:
         """A game as stored now: (its status, its table if it is still active). A game
         that does not exist is (None, None)."""
         rec = await self._store.games.load_game(game_id)
         if rec is None:
             return None, None
-        if rec.status not in ("lobby", "playing"):
+        if not rec.status.is_open:
             return rec.status, None
         return rec.status, await self.restore(rec, check=False)
 

@@ -10,7 +10,6 @@ without it): not committed means not accepted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..factory import replay
 from ..game import Game
@@ -30,6 +29,7 @@ from .events import (
     TurnStarted,
 )
 from .outbox import Outbox
+from .status import Status
 from .store import ResultRecord, Store
 from .table import Table, Tables
 from .timers import Clock
@@ -91,16 +91,16 @@ class Steps:
         self.tell(table, LobbyChanged(table.view(), reason))
 
     async def cancel_lobby(self, table: Table, reason: str) -> None:
-        await self._store.games.set_status(table.id, "cancelled", now=self._clock.now(),
+        await self._store.games.set_status(table.id, Status.CANCELLED, now=self._clock.now(),
                                            end_reason=reason)
-        self._tables.close(table, "cancelled")
+        self._tables.close(table, Status.CANCELLED)
         self.tell(table, LobbyCancelled(table.view(), reason))
 
     async def start(self, table: Table, game: Game, seed: int) -> None:
         """Deal (Kids) or roll off (Dice): the lobby becomes a game in play."""
         table.options = dict(game.options)
         table.game = game
-        table.status = "playing"
+        table.status = Status.PLAYING
         table.lobby_deadline = None
         now = self._clock.now()
         table.turn_deadline, table.turn_reminded = turn_deadline_after(table, None, now)
@@ -109,7 +109,7 @@ class Steps:
                 table.id, seed=seed, options=table.options, snapshot=game.to_dict(),
                 seats=table.seats, turn_deadline=table.turn_deadline, now=now)
         except BaseException:
-            table.game, table.status = None, "lobby"
+            table.game, table.status = None, Status.LOBBY
             raise
         view = table.view()
         self.tell(table, GameStarted(view, game.observation(None)))
@@ -123,9 +123,9 @@ class Steps:
     async def end(self, table: Table, user_id: int) -> None:
         """Stop a game with no result (the host or a moderator)."""
         game = table.playing()
-        await self._store.games.set_status(table.id, "cancelled", now=self._clock.now(),
+        await self._store.games.set_status(table.id, Status.CANCELLED, now=self._clock.now(),
                                            end_reason="ended")
-        self._tables.close(table, "cancelled")
+        self._tables.close(table, Status.CANCELLED)
         self.tell(table, GameOver(table.view(), None, False, "ended", (),
                                   game.observation(None), ended_by=user_id))
 
@@ -150,7 +150,6 @@ class Steps:
         listeners hear of things in the order they happened. ``via``: where a person's move
         came from, passed on in ``Moved.via``."""
         game = table.playing()
-        before_hands = _hands(table, game)
         turn_before = game.current_seat
         ply = len(game.history)
         change(game)  # raises IllegalAction without changing anything
@@ -160,30 +159,28 @@ class Steps:
             self.tell(table, preface(table.view()))
         spectator = game.observation(None)
         last = spectator["last"]
+        passes_next = must_pass(table)
         moved = Moved(table.view(), seat, entry, by, user_id, spectator,
                       last["placed"] if last else None, last["removed"] if last else None, ply,
-                      via=via)
+                      via=via, passes_next=passes_next)
         self.tell(table, moved)
         view = moved.table
-        # A card played or exchanged means a card drawn, even when the new card is another
-        # copy of the one that left (the same hand, but a fresh DM the player waits for).
-        drew = seat if "@" in entry or entry.startswith("dead:") else None
-        for s, hand in _hands(table, game).items():
-            if hand != before_hands.get(s) or s == drew:
-                uid = table.seats[s].user_id
-                assert uid is not None
-                self.tell(table, HandChanged(view, s, uid, game.observation(s)))
+        for s in sorted(set().union(*(game.hands_changed(e, seat)
+                                      for e in game.history[ply:]))):
+            held = table.seats[s]
+            if held.level is None and not held.left:  # a person still at the table
+                assert held.user_id is not None
+                self.tell(table, HandChanged(view, s, held.user_id, game.observation(s)))
         if game.is_over:
             self.tell(table, table.ending())
-        else:
+        elif not passes_next:
             self._announce_turn(table)
         return moved
 
     async def settle_forced(self, table: Table) -> None:
         """Apply forced passes (the only legal action), recorded like any action."""
-        game = table.game
-        while (table.status == "playing" and game is not None and not game.is_over
-               and game.legal_actions() == ["pass"]):
+        while must_pass(table):
+            game = table.playing()
             seat = game.current_seat
             assert seat is not None
             await self.step(table, seat, applying("pass"), by="auto",
@@ -239,13 +236,13 @@ class Steps:
             undo(table, ply)
             raise
         if game.is_over:
-            self._tables.close(table, "finished")
+            self._tables.close(table, Status.FINISHED)
 
     def _announce_turn(self, table: Table) -> None:
         """Prompt the person whose turn it now is (not for a forced pass)."""
         game = table.playing()
         seat = game.current_seat
-        if seat is not None and table.is_person(seat) and game.legal_actions() != ["pass"]:
+        if seat is not None and table.is_person(seat) and not must_pass(table):
             uid = table.seats[seat].user_id
             assert uid is not None
             self.tell(table, TurnStarted(table.view(), seat, uid, game.observation(seat)))
@@ -268,13 +265,13 @@ def applying(action: str) -> Callable[[Game], None]:
     return apply
 
 
-def _hands(table: Table, game: Game) -> dict[int, Any]:
-    """What each person privately holds (Kids hands), to notice a changed hand."""
-    hands = getattr(game, "hands", None)
-    if hands is None:
-        return {}
-    return {s.index: list(hands[s.index]) for s in table.seats
-            if s.level is None and not s.left}
+def must_pass(table: Table) -> bool:
+    """The seat to move can only pass (Kids: only dead cards, and no exchange left this
+    turn): the pass is made for it at once, under the same lock (``settle_forced``), so
+    nobody is ever asked to make it, and the moment before it is never a turn to show."""
+    game = table.game
+    return (table.status is Status.PLAYING and game is not None and not game.is_over
+            and game.legal_actions() == ["pass"])
 
 
 def _results(table: Table, game: Game) -> list[ResultRecord]:

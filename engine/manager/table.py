@@ -19,9 +19,8 @@ from ..game import Game
 from .errors import refuse
 from .events import GameOver, TableView
 from .seats import Seat
+from .status import Status
 from .store import GuildSettings
-
-ACTIVE = ("lobby", "playing")
 
 
 @dataclass(eq=False)
@@ -31,7 +30,7 @@ class Table:
     id: int
     kind: str
     options: dict[str, Any]
-    status: str
+    status: Status
     guild_id: int | None
     channel_id: int
     host_id: int
@@ -48,7 +47,7 @@ class Table:
 
     @property
     def active(self) -> bool:
-        return self.status in ACTIVE
+        return self.status.is_open
 
     def view(self) -> TableView:
         game = self.game
@@ -73,9 +72,9 @@ class Table:
 
     def playing(self) -> Game:
         """The game, refusing a lobby (``game_not_started``) and an ended table."""
-        if self.status == "lobby" or self.game is None:
+        if self.status is Status.LOBBY or self.game is None:
             raise refuse("game_not_started", "The game has not started yet.")
-        if self.status != "playing":
+        if self.status is not Status.PLAYING:
             raise refuse("game_over", "The game is over.")
         return self.game
 
@@ -105,7 +104,7 @@ class Table:
     def computer_to_move(self) -> bool:
         """A computer seat is to move in a game still going."""
         game = self.game
-        return (self.status == "playing" and game is not None and not game.is_over
+        return (self.status is Status.PLAYING and game is not None and not game.is_over
                 and game.current_seat is not None and not self.is_person(game.current_seat))
 
     def ending(self) -> GameOver:
@@ -168,7 +167,7 @@ class Tables:
         self._by_id[table.id] = table
         self._by_channel[table.channel_id] = table.id
 
-    def close(self, table: Table, status: str) -> None:
+    def close(self, table: Table, status: Status) -> None:
         """The table ended (``finished``, ``cancelled``): it leaves the maps."""
         table.status = status
         table.lobby_deadline = table.turn_deadline = None

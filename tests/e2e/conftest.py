@@ -34,16 +34,19 @@ class World:
 async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       computer_delay: float = 0.0, database_url: str | None = None,
                       channel_pace: int = 0, clock: Clock | None = None,
-                      metrics_port: int | None = None) -> AsyncIterator[SequenceBot]:
+                      metrics_port: int | None = None, game_seed: int | None = None
+                      ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
     ``clock``: the game manager's time (a ``ManualClock`` for turn timers);
-    ``metrics_port``: /metrics and /healthz on 127.0.0.1 (0: any free port)."""
+    ``metrics_port``: /metrics and /healthz on 127.0.0.1 (0: any free port);
+    ``game_seed``: every game dealt from this seed (a test that needs a known position)."""
     settings = Settings(token=fake.token, database_path=db, dev_guild_id=guild.id,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
                         computer_delay=computer_delay, database_url=database_url,
-                        channel_pace=channel_pace, metrics_port=metrics_port)
+                        channel_pace=channel_pace, metrics_port=metrics_port,
+                        game_seed=game_seed)
     bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
     task = asyncio.create_task(bot.start(fake.token))
     try:
@@ -63,12 +66,14 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
 
 async def make_world(tmp_path: Path, names: tuple[str, ...], *, locale: str = "en-US",
                      guild_locale: str = "en-US", channels: tuple[str, ...] = ("general",),
-                     clock: ManualClock | None = None) -> AsyncIterator[World]:
+                     clock: ManualClock | None = None, game_seed: int | None = None
+                     ) -> AsyncIterator[World]:
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family", locale=guild_locale, channels=channels)
         people = {n: fake.add_person(n, guild, locale=locale) for n in names}
         with fake.pointed_at():
-            async with running_bot(fake, guild, tmp_path / "sequence.db", clock=clock) as bot:
+            async with running_bot(fake, guild, tmp_path / "sequence.db", clock=clock,
+                                   game_seed=game_seed) as bot:
                 yield World(fake, guild, bot, people, clock)
                 assert fake.unhandled == [], fake.unhandled
 

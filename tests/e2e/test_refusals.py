@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from tests.e2e.conftest import World
-from tests.e2e.people import boards, latest_hand, turn_from_dm, whose_turn
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import World, make_world
+from tests.e2e.people import boards, latest_hand, whose_turn
 from tests.e2e.test_whole_games import join, open_lobby, start
-from tests.fakediscord import FakeMessage, Person
+from tests.engine.positions import simple_choice
+from tests.fakediscord import FakeMessage
 from tests.fakediscord.payloads import MANAGE_CHANNELS, MEMBER_PERMISSIONS
 
 
@@ -78,29 +84,39 @@ async def test_a_card_not_in_hand_is_refused(world: World) -> None:
     assert ply(world, game) == before
 
 
-async def test_a_taken_space_is_refused(world: World) -> None:
+#: a two-player game dealt from this seed: after the first move (``simple_choice``), the
+#: second player holds a card whose space that move took (found through the engine)
+TAKEN_SPACE_SEED = 4
+
+
+@pytest.fixture
+async def seeded_world(tmp_path: Path) -> AsyncIterator[World]:
+    async for world in make_world(tmp_path, ("Alice", "Bob"), game_seed=TAKEN_SPACE_SEED):
+        yield world
+
+
+async def test_a_taken_space_is_refused(seeded_world: World) -> None:
+    world = seeded_world
     game = await two_player_game(world)
     fake, channel = world.discord, world.guild.channel_id
     people = {p.id: p for p in (world["Alice"], world["Bob"])}
-    for _ in range(30):
-        board = boards(fake, channel)[-1]
-        mover: Person = people[whose_turn(board)]  # type: ignore[index]
-        obs = world.bot.manager.observation_for(game, mover.id)
-        taken = [i for i, side in enumerate(obs["board"]) if side is not None]
-        names = [f"{chr(65 + i % obs['width'])}{i // obs['width'] + 1}" for i in taken]
-        attempt = next(((c, n) for c in obs["hand"] for i, n in zip(taken, names, strict=True)
-                        if c == "unicorn" or obs["layout"][i] == c), None)
-        if attempt is not None:
-            before = ply(world, game)
-            reply = await (await mover.slash("sequence play", card=attempt[0],
-                                             space=attempt[1])).reply()
-            await refused(reply, f"{attempt[1]} already has a chip.")
-            assert ply(world, game) == before
-            return
-        count = len(boards(fake, channel))
-        await turn_from_dm(mover, board)
-        await fake.wait_for(lambda c=count: len(boards(fake, channel)) > c, 5, "the board")
-    raise AssertionError("no one ever held a card for a taken space")
+    first = people[whose_turn(boards(fake, channel)[-1])]  # type: ignore[index]
+    card, _, space = simple_choice(world.bot.manager.observation_for(game, first.id)["legal"]
+                                   ).partition("@")
+    played = await (await first.slash("sequence play", card=card, space=space)).reply()
+    assert "Played" in played.content, played.content
+    board = await fake.wait_for(lambda: boards(fake, channel)[1:], 5, "the move's board")
+    mover = people[whose_turn(board[-1])]  # type: ignore[index]
+    obs = world.bot.manager.observation_for(game, mover.id)
+    taken = [i for i, side in enumerate(obs["board"]) if side is not None]
+    names = [f"{chr(65 + i % obs['width'])}{i // obs['width'] + 1}" for i in taken]
+    attempt = next((c, n) for c in obs["hand"] for i, n in zip(taken, names, strict=True)
+                   if c == "unicorn" or obs["layout"][i] == c)
+    before = ply(world, game)
+    reply = await (await mover.slash("sequence play", card=attempt[0],
+                                     space=attempt[1])).reply()
+    await refused(reply, f"{attempt[1]} already has a chip.")
+    assert ply(world, game) == before
 
 
 async def test_only_the_host_or_a_moderator_ends_a_game(world: World) -> None:

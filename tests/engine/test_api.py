@@ -4,6 +4,7 @@ the JSON round trip and replay."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -285,3 +286,29 @@ def test_every_observation_key_is_named_in_the_observation_type(game: str) -> No
         last = obs["last"]
         assert last is not None and set(last) <= set(LastAction.__annotations__)
         assert LastAction.__required_keys__ <= set(last)
+
+
+@pytest.mark.parametrize("game", ["kids", "dice"])
+def test_the_engine_names_exactly_the_hands_a_move_changed(game: str) -> None:
+    """``hands_changed`` is what a transport trusts to send new hands: every seat whose
+    private view changed is named (a Kids card played or exchanged leaves the hand, and
+    another is drawn, even the same animal again), and no other; Dice has no hidden
+    hands."""
+    rng = random.Random(7)
+    named_a_draw = 0
+    for seed in range(12):
+        g = engine.new_game(game, 3, seed)
+        while not g.is_over:
+            seat = g.current_seat
+            assert seat is not None
+            before = [g.observation(s).get("hand") for s in range(3)]
+            action = rng.choice(g.legal_actions())
+            g.apply(action)
+            changed = {s for s in range(3) if g.observation(s).get("hand") != before[s]}
+            named = g.hands_changed(g.history[-1], seat)
+            assert changed <= named, (action, changed, named)
+            assert named <= {seat}
+            played = game == "kids" and action != "pass"  # a card left the hand
+            assert (seat in named) == played, action
+            named_a_draw += played
+    assert (named_a_draw > 0) == (game == "kids")

@@ -9,11 +9,14 @@
 """
 
 from .faults import Faults, HttpFault
+from .interaction import Interaction
 from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, TextField
 from .people import ClientRefused, Person
-from .server import FakeDiscord, FakeGuild, Interaction, RecordedRequest
+from .rest import RecordedRequest
+from .server import FakeDiscord
+from .world import FakeGuild
 
 __all__ = [
     "ClientRefused",

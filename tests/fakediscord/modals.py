@@ -10,10 +10,9 @@ refuses to send a value outside the text input's lengths or an empty required fi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .server import Interaction
+from .interaction import Interaction
 
 
 class ModalRefused(ValueError):

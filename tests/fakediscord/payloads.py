@@ -122,6 +122,54 @@ def everyone_role_payload(guild_id: int, permissions: int) -> dict[str, Any]:
     }
 
 
+def guild_payload(guild_id: int, name: str, owner_id: int, locale: str, everyone_permissions: int,
+                  channels: list[dict[str, Any]], threads: list[dict[str, Any]],
+                  members: list[dict[str, Any]]) -> dict[str, Any]:
+    """A server as GUILD_CREATE and ``GET /guilds/{id}`` give it, with the bot in it."""
+    return {
+        "id": str(guild_id),
+        "name": name,
+        "icon": None,
+        "owner_id": str(owner_id),
+        "preferred_locale": locale,
+        "roles": [everyone_role_payload(guild_id, everyone_permissions)],
+        "channels": channels,
+        "threads": threads,
+        "members": members,
+        # must equal len(members), or with the members intent discord.py waits for a chunk
+        "member_count": len(members),
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "presences": [],
+        "voice_states": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+        "large": False,
+        "unavailable": False,
+        "joined_at": now_iso(),
+        "premium_tier": 0,
+        "mfa_level": 0,
+        "nsfw_level": 0,
+        "verification_level": 0,
+        "explicit_content_filter": 0,
+        "default_message_notifications": 0,
+        "system_channel_id": None,
+        "system_channel_flags": 0,
+        "afk_channel_id": None,
+        "afk_timeout": 300,
+        "description": None,
+        "banner": None,
+        "splash": None,
+        "discovery_splash": None,
+        "vanity_url_code": None,
+        "premium_subscription_count": 0,
+        "max_members": 500000,
+        "application_id": None,
+    }
+
+
 def message_payload(
     message_id: int,
     channel_id: int,

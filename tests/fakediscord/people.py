@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .interaction import Interaction
+from .interactions import InteractionDesk
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, ModalRefused
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord, FakeGuild, Interaction
+from .payloads import member_payload
+from .world import FakeGuild, World
 
 
 class ClientRefused(ValueError):
@@ -25,9 +26,10 @@ class Person:
     person reads back. Actions wait (bounded) for the bot to acknowledge.
     """
 
-    def __init__(self, server: FakeDiscord, user_id: int, name: str, guild: FakeGuild, *,
-                 locale: str, permissions: int) -> None:
-        self.server = server
+    def __init__(self, server: World, desk: InteractionDesk, user_id: int, name: str,
+                 guild: FakeGuild, *, locale: str, permissions: int) -> None:
+        self.server = server  # the fake Discord (``FakeDiscord``) this person is on
+        self._desk = desk  # where their actions become interactions
         self.id = user_id
         self.name = name
         self.guild = guild
@@ -48,8 +50,8 @@ class Person:
                     **options: Any) -> Interaction:
         """Run ``/command`` (e.g. ``"sequence new"``) with options, as the Discord app would."""
         channel_id = channel or self.guild.channel_id
-        data = self._command_data(command, channel_id, options, focused=None)
-        interaction = self.server.start_interaction(self, 2, data, channel_id)
+        data = self.command_data(command, channel_id, options, focused=None)
+        interaction = self._desk.start(self, 2, data, channel_id)
         return await interaction.wait_ack(timeout)
 
     async def autocomplete(self, command: str, option: str, current: str = "", *,
@@ -58,8 +60,8 @@ class Person:
         """Type ``current`` into ``option`` and return the choices the bot offers."""
         channel_id = channel or self.guild.channel_id
         options = {**options, option: current}
-        data = self._command_data(command, channel_id, options, focused=option)
-        interaction = self.server.start_interaction(self, 4, data, channel_id)
+        data = self.command_data(command, channel_id, options, focused=option)
+        interaction = self._desk.start(self, 4, data, channel_id)
         await interaction.wait_ack(timeout)
         return interaction.choices or []
 
@@ -74,7 +76,7 @@ class Person:
         if button.get("disabled"):
             raise ClientRefused(f"button {custom_id!r} is disabled")
         data = {"custom_id": custom_id, "component_type": 2}
-        interaction = self.server.start_interaction(self, 3, data, message.channel_id, message)
+        interaction = self._desk.start(self, 3, data, message.channel_id, message)
         return await interaction.wait_ack(timeout)
 
     async def select(self, message: FakeMessage, custom_id: str, values: list[str], *,
@@ -88,12 +90,12 @@ class Person:
         if not lo <= len(values) <= hi:
             raise ClientRefused(f"choose {lo} to {hi} values, not {len(values)}")
         data = {"custom_id": custom_id, "component_type": 3, "values": values}
-        interaction = self.server.start_interaction(self, 3, data, message.channel_id, message)
+        interaction = self._desk.start(self, 3, data, message.channel_id, message)
         return await interaction.wait_ack(timeout)
 
     async def opened_modal(self, timeout: float = 5.0) -> FakeModal:
         """The modal the bot opened for this person (waits for it, bounded)."""
-        return await self.server.wait_for(lambda: self.server.open_modal(self.id), timeout,
+        return await self.server.wait_for(lambda: self._desk.open_modal(self.id), timeout,
                                           f"a modal for {self.name}")
 
     async def submit_modal(self, modal: FakeModal, values: dict[str, str] | None = None, *,
@@ -114,7 +116,7 @@ class Person:
         except ModalRefused as exc:
             raise ClientRefused(str(exc)) from None
         opener = modal.interaction
-        interaction = self.server.start_interaction(self, 5, data, opener.channel_id,
+        interaction = self._desk.start(self, 5, data, opener.channel_id,
                                                     opener.message)
         modal.closed = True
         modal.submit = interaction
@@ -180,8 +182,10 @@ class Person:
         return list(message.files)
 
     # ----------------------------------------------------------------- command data
-    def _command_data(self, command: str, channel_id: int, options: dict[str, Any],
-                      focused: str | None) -> dict[str, Any]:
+    def command_data(self, command: str, channel_id: int, options: dict[str, Any],
+                     focused: str | None) -> dict[str, Any]:
+        """The ``data`` of a slash command (or its autocomplete, ``focused``) as the
+        Discord client sends it, from the commands the bot registered."""
         names = command.split()
         guild_id = self.server.channel_guild.get(channel_id)
         registered = [*self.server.commands.get(guild_id, []), *self.server.commands.get(None, [])]
@@ -232,7 +236,6 @@ class Person:
             user_id = value.id if isinstance(value, Person) else int(value)
             user = self.server.users[user_id]
             resolved.setdefault("users", {})[str(user_id)] = user
-            from .payloads import member_payload
             member = member_payload(user)
             member.pop("user")
             resolved.setdefault("members", {})[str(user_id)] = member

@@ -14,7 +14,7 @@ from __future__ import annotations
 import aiohttp
 from aiohttp import web
 
-from .server import API_PREFIX
+from .world import API_PREFIX
 
 # Headers about one hop only (RFC 9110 7.6.1), and those aiohttp sets again itself.
 _HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
@@ -46,9 +46,7 @@ class ForwardingProxy:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # (port 0 asked: the one given)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

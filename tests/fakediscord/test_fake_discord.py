@@ -131,7 +131,7 @@ async def test_a_late_answer_is_refused_as_unknown_interaction(fake: FakeDiscord
                                                                tiny: TinyBot) -> None:
     alice, _ = people(fake)
     fake.interaction_deadline = 0.1
-    interaction = fake.start_interaction(alice, 2, alice._command_data(
+    interaction = fake.start_interaction(alice, 2, alice.command_data(
         "late", alice.guild.channel_id, {}, None), alice.guild.channel_id)
     await fake.wait_for(lambda: tiny.late_error, 5, "the late reply")
     assert tiny.late_error == 10062
@@ -159,7 +159,7 @@ async def test_a_dropped_gateway_resumes_and_replays_what_was_missed(fake: FakeD
     alice, _ = people(fake)
     await fake.disconnect(resume=True)
     # sent while the bot is away: buffered, then replayed on RESUME
-    interaction = fake.start_interaction(alice, 2, alice._command_data(
+    interaction = fake.start_interaction(alice, 2, alice.command_data(
         "ping", alice.guild.channel_id, {"n": 2}, None), alice.guild.channel_id)
     assert (await interaction.reply()).content == "pong 2"
     assert fake.resumed == 1 and fake.identified == 1

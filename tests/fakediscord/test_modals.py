@@ -131,7 +131,7 @@ async def test_a_dismissed_modal_tells_the_bot_nothing(fake: FakeDiscord, tiny: 
 async def test_discord_refuses_a_modal_with_a_title_over_45_characters(
         fake: FakeDiscord, tiny: TinyBot) -> None:
     alice, _ = people(fake)
-    interaction = fake.start_interaction(alice, 2, alice._command_data(
+    interaction = fake.start_interaction(alice, 2, alice.command_data(
         "badmodal", alice.guild.channel_id, {}, None), alice.guild.channel_id)
     await fake.wait_for(lambda: tiny.modal_error, 5, "the refused modal")
     assert tiny.modal_error == 50035

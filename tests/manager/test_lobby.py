@@ -189,3 +189,18 @@ async def test_a_game_moved_to_its_thread_is_found_there_and_frees_its_channel(
     assert m.get(gid).channel_id == thread and m.table_for_channel(thread) is not None
     await m.close()
     await store.close()
+
+
+async def test_may_start_says_what_start_game_would_do(manager: GameManager) -> None:
+    """The Discord side asks before it opens a game's thread: the answer is the start's own
+    rule (the host, two seats at least, a lobby still open), never a copy of it."""
+    lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    assert not manager.may_start(lobby.game_id, ANN.user_id)  # one seat
+    await refused("not_enough_players", manager.start_game(lobby.game_id, ANN.user_id))
+    await manager.join(lobby.game_id, BOB)
+    assert not manager.may_start(lobby.game_id, BOB.user_id)  # not the host
+    await refused("not_host", manager.start_game(lobby.game_id, BOB.user_id))
+    assert manager.may_start(lobby.game_id, ANN.user_id)
+    await manager.start_game(lobby.game_id, ANN.user_id)
+    assert not manager.may_start(lobby.game_id, ANN.user_id)  # started already
+    assert not manager.may_start(99999, ANN.user_id)  # no such game

@@ -12,6 +12,8 @@ from engine.manager.store import DmDoor, DmHand, NewestBoard
 
 from .conftest import OpenStore
 
+ROUNDS = 100  # concurrent claims in the race test
+
 
 async def a_game(store: Store, channel: int = 900) -> int:
     game_id = await store.games.create_lobby("kids", {}, 500, channel, 1, [Seat(0, 1, "Ann")],
@@ -219,15 +221,23 @@ async def test_two_games_starting_at_once_never_share_a_hand_message(
         open_store: OpenStore) -> None:
     first, second = await open_store(), await open_store()
     try:
-        old = await a_game(first, 900)
-        for n, message in enumerate((7001, 7002, 7003)):
-            await first.posted.dm_hand_shows(DmHand(old, n, 42, 4200, message, "hand:x"))
-        await first.games.set_status(old, "finished", now=1)
-        one, two = await a_game(first, 901), await a_game(first, 902)
-        claimed = await asyncio.gather(first.posted.claim_dm_hand(42, one, 0),
-                                       second.posted.claim_dm_hand(42, two, 0))
-        ids = [c.message_id for c in claimed if c is not None]
-        assert len(ids) == len(set(ids)) == 2
+        # many rounds: two processes' claims meet at every possible moment of each other's
+        # transaction (one look, then the lock: a claim must not take a row just taken)
+        for round_ in range(ROUNDS):
+            channel = 1000 + 10 * round_
+            old = await a_game(first, channel)
+            for n, message in enumerate((7001, 7002, 7003)):
+                await first.posted.dm_hand_shows(
+                    DmHand(old, n, 42, 4200, 10 * round_ + message, "hand:x"))
+            await first.games.set_status(old, "finished", now=1)
+            one, two = await a_game(first, channel + 1), await a_game(first, channel + 2)
+            claimed = await asyncio.gather(first.posted.claim_dm_hand(42, one, 0),
+                                           second.posted.claim_dm_hand(42, two, 0))
+            ids = [c.message_id for c in claimed if c is not None]
+            assert len(ids) == len(set(ids)) == 2, (round_, claimed)
+            for game in (one, two):
+                await first.games.set_status(game, "finished", now=1)
+            await first.posted.game_over(old)
     finally:
         await first.close()
         await second.close()

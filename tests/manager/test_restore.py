@@ -10,7 +10,7 @@ import random
 import pytest
 
 from engine.manager import GameOver, ManualClock
-from engine.manager.store.database import Tx
+from engine.manager.store.backend import Tx
 
 from .conftest import ANN, CHANNEL, GUILD, OpenStore, Recorder, make_manager, two_player_game
 

@@ -4,8 +4,6 @@ keeps every deadline."""
 
 from __future__ import annotations
 
-import pytest
-
 from engine.manager import (
     GameManager,
     GameOver,
@@ -16,7 +14,6 @@ from engine.manager import (
     Store,
     TurnReminder,
     TurnTimedOut,
-    deadlines,
 )
 
 from .conftest import ANN, BOB, CHANNEL, GUILD, OpenStore, Recorder, make_manager, two_player_game
@@ -50,20 +47,25 @@ async def test_no_turn_timer_unless_the_server_sets_one(
 
 
 async def test_the_one_reminder_rule_decides_when_either_backend_reminds(
-    manager: GameManager, recorder: Recorder, clock: ManualClock,
-    monkeypatch: pytest.MonkeyPatch,
+    store: Store, clock: ManualClock
 ) -> None:
     # a quarter of the time left instead of half: this runs on SQLite (chores kept in
     # memory) and on PostgreSQL (chores in the database); both follow the rule
-    monkeypatch.setattr(deadlines, "REMINDER_SHARE", 0.25)
-    await manager.set_guild_settings(GUILD, turn_timer=TIMER)
-    await two_player_game(manager)
-    clock.advance(TIMER / 2)
-    await manager.check_timers()
-    assert recorder.of(TurnReminder) == [], "not at half time any more"
-    clock.advance(TIMER / 4)
-    await manager.check_timers()
-    assert [(r.seat, r.user_id) for r in recorder.of(TurnReminder)] == [(0, ANN.user_id)]
+    manager = make_manager(store, clock, reminder_share=0.25)
+    recorder = Recorder()
+    manager.add_listener(recorder)
+    await manager.start(run_timers=False)
+    try:
+        await manager.set_guild_settings(GUILD, turn_timer=TIMER)
+        await two_player_game(manager)
+        clock.advance(TIMER / 2)
+        await manager.check_timers()
+        assert recorder.of(TurnReminder) == [], "not at half time any more"
+        clock.advance(TIMER / 4)
+        await manager.check_timers()
+        assert [(r.seat, r.user_id) for r in recorder.of(TurnReminder)] == [(0, ANN.user_id)]
+    finally:
+        await manager.close()
 
 
 async def test_remind_at_half_time_then_a_computer_moves_for_the_absent_player(

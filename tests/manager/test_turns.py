@@ -21,6 +21,7 @@ from engine.manager import (
     TurnStarted,
 )
 
+from ..engine.positions import DEAD_INTO_PASS_SEED, simple_choice
 from .conftest import (
     ANN,
     BOB,
@@ -318,3 +319,33 @@ async def test_a_listener_that_changes_a_game_while_told_of_it_is_stopped_as_a_b
     assert [str(e) for e in bad.failed] == [f"a listener changed game {gid} while being told of it"]
     # (its move was committed and is told all the same, in order, after the first)
     assert [e.ply for e in recorder.of(Moved)] == [0, 1]
+
+
+async def test_a_move_after_which_the_next_seat_can_only_pass_says_so_and_no_one_is_prompted(
+    store: Store, clock: ManualClock
+) -> None:
+    """A dead card exchanged for another dead one: the pass follows at once, right after
+    the move that left the seat nothing to play, and that move says so (``passes_next``),
+    so a transport never shows its moment as someone's turn; nobody is prompted to pass."""
+    manager = make_manager(store, clock, seed_source=lambda: DEAD_INTO_PASS_SEED)
+    recorder = Recorder()
+    manager.add_listener(recorder)
+    await manager.start(run_timers=False)
+    try:
+        gid = await two_player_game(manager, "kids", level="1")
+        while manager.is_active(gid) and not any(m.passes_next for m in recorder.of(Moved)):
+            view = manager.get(gid)
+            assert view.turn is not None
+            user = view.seats[view.turn].user_id
+            assert user is not None
+            await manager.submit(gid, user, simple_choice(
+                manager.observation_for(gid, user)["legal"]))
+        moves = recorder.of(Moved)
+        assert [m.action.split(":")[0] for m in moves[-2:]] == ["dead", "pass"]
+        assert [m.passes_next for m in moves] == [False] * (len(moves) - 2) + [True, False]
+        assert moves[-1].by == "auto"
+        prompts = recorder.of(TurnStarted)
+        assert all(p.observation["legal"] != ["pass"] for p in prompts)
+        assert prompts[-1].seat != moves[-1].seat, "the next seat is prompted, not the passer"
+    finally:
+        await manager.close()

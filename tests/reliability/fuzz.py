@@ -164,11 +164,11 @@ class Fuzzer:
                                                for o in sub.get("options") or []):
                 focused = self.rng.choice([o for o in sub["options"] if o.get("autocomplete")])
                 options[focused["name"]] = self.text()
-                data = person._command_data(f"{root['name']} {sub['name']}", channel, options,
+                data = person.command_data(f"{root['name']} {sub['name']}", channel, options,
                                             focused=focused["name"])
                 return kind + " autocomplete", self.fake.start_interaction(person, 4, data,
                                                                            channel)
-            data = person._command_data(f"{root['name']} {sub['name']}", channel, options,
+            data = person.command_data(f"{root['name']} {sub['name']}", channel, options,
                                         focused=None)
         except ClientRefused:
             self.report.client_refused += 1

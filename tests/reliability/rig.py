@@ -140,8 +140,9 @@ class Rig:
 
 
 async def make_rig(tmp_path: Path, names: tuple[str, ...] = ("Alice", "Bob", "Carol", "Dan"),
-                   *, channels: tuple[str, ...] = ("general",), **person_kwargs: Any
-                   ) -> AsyncIterator[Rig]:
+                   *, channels: tuple[str, ...] = ("general",), game_seed: int | None = None,
+                   **person_kwargs: Any) -> AsyncIterator[Rig]:
+    """``game_seed``: every game dealt from this seed (a test that needs a known game)."""
     caught = Caught()
     root = logging.getLogger()
     root.addHandler(caught)
@@ -151,7 +152,7 @@ async def make_rig(tmp_path: Path, names: tuple[str, ...] = ("Alice", "Bob", "Ca
             people = {n: fake.add_person(n, guild, **person_kwargs) for n in names}
             db = tmp_path / "sequence.db"
             with fake.pointed_at():
-                async with running_bot(fake, guild, db) as bot:
+                async with running_bot(fake, guild, db, game_seed=game_seed) as bot:
                     yield Rig(fake, guild, bot, people, db, caught)
     finally:
         root.removeHandler(caught)

@@ -96,6 +96,8 @@ class _Checker:
                 and node.func.id in RENUMBERING and len(node.args) == 1):
             # ``?`` rewritten to ``$1..`` for PostgreSQL: as safe as the statement itself
             return self.safe(node.args[0], at)
+        if _is_constant_name(node):
+            return True  # a module constant (ALL_CAPS), itself made of constants
         if isinstance(node, ast.Name):
             # a parameter of a wrapper that is itself an execute-like call (checked at its
             # callers), e.g. Store._fetchone(sql, params)

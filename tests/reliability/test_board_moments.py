@@ -11,13 +11,15 @@ not the processes. Each board's Roll button names its moment (``seq:roll:<game>:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from tests.fakediscord import FakeMessage
 
 from .harness import board_messages
-from .rig import Rig
+from .rig import Rig, make_rig
 from .truth import expected_boards
 from .two_chaos import alt_of, read_boards
 
@@ -35,10 +37,14 @@ def copy_of(message: FakeMessage, new_id: int | None = None, *, buttons: bool = 
     return FakeMessage(data, list(message.files))
 
 
-async def play_the_look_alike_game(rig: Rig, monkeypatch: pytest.MonkeyPatch
-                                   ) -> list[FakeMessage]:
-    # the manager draws each game's seed from its seed source: this game's is fixed
-    monkeypatch.setattr(rig.bot.manager, "_seed_source", lambda: LOOK_ALIKE_SEED)
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    """The bot, every game dealt from ``LOOK_ALIKE_SEED``."""
+    async for r in make_rig(tmp_path, game_seed=LOOK_ALIKE_SEED):
+        yield r
+
+
+async def play_the_look_alike_game(rig: Rig) -> list[FakeMessage]:
     lobby = await rig.lobby("dice", "Alice", "Bob")
     game = await rig.play(await rig.start(lobby, "Alice"))
     assert game.status == "finished" and rig.problems() == []
@@ -46,8 +52,8 @@ async def play_the_look_alike_game(rig: Rig, monkeypatch: pytest.MonkeyPatch
 
 
 async def test_two_moments_of_a_dice_game_that_look_alike_are_two_boards_not_a_double(
-        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
-    posted = await play_the_look_alike_game(rig, monkeypatch)
+        rig: Rig) -> None:
+    posted = await play_the_look_alike_game(rig)
     alike = Counter((m.content, alt_of(m)) for m in posted)
     twice = [words for (words, _), n in alike.items() if n > 1]
     assert twice, "the seeded game has two moments that read and look alike"
@@ -62,8 +68,8 @@ async def test_two_moments_of_a_dice_game_that_look_alike_are_two_boards_not_a_d
 
 
 async def test_a_board_of_one_moment_posted_again_is_still_a_double(
-        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
-    posted = await play_the_look_alike_game(rig, monkeypatch)
+        rig: Rig) -> None:
+    posted = await play_the_look_alike_game(rig)
     games = rig.games()
     rolls = [m for m in posted if any(c.startswith("seq:roll:") for c in m.custom_ids())]
     # a moment shown again much later (another process re-posting an old board), and one
@@ -76,10 +82,10 @@ async def test_a_board_of_one_moment_posted_again_is_still_a_double(
 
 
 async def test_boards_with_a_computer_to_move_are_doubles_only_of_the_board_before(
-        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+        rig: Rig) -> None:
     """With a computer to move no button names the moment: two such boards alike are one
     moment only when nothing came between them."""
-    posted = await play_the_look_alike_game(rig, monkeypatch)
+    posted = await play_the_look_alike_game(rig)
     games = rig.games()
     final = posted[-1]
     no_buttons = [m if m is final else copy_of(m, buttons=False) for m in posted]

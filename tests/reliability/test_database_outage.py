@@ -157,7 +157,7 @@ async def test_a_bot_started_while_postgres_is_down_waits_for_it_and_says_so_onc
     log = bot.log()
     assert "Traceback" not in log and error_lines(log) == [], log
     assert "cannot reach Discord" not in log, "the database's refusal is not Discord's"
-    said = [line.split(": ", 1)[1] for line in log.splitlines() if " runtime.database: " in line]
+    said = [line.split(": ", 1)[1] for line in log.splitlines() if " runtime.reachable: " in line]
     assert len(said) == 2, said
     assert said[0] == "database unreachable at start: connection refused; trying again every 2 s"
     assert said[1].startswith("database reached after ")

@@ -92,7 +92,7 @@ async def test_a_hint_asked_as_the_turn_passes_is_refused_not_apologised_for(
 
     hint = None
     fake.before_answer.append(hold_the_hints_defer)  # type: ignore[arg-type]
-    data = mover._command_data("sequence hint", busy.channel, {}, focused=None)
+    data = mover.command_data("sequence hint", busy.channel, {}, focused=None)
     hint = fake.start_interaction(mover, 2, data, busy.channel)
     await asyncio.wait_for(held.wait(), 5)  # the hint is being worked out: now the move
     assert await Player(mover, busy.ledger).take_turn(game)

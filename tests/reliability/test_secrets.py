@@ -118,18 +118,11 @@ REVIEWED_SQL = {
     "await tx.executemany(":
         "sqlite_to_postgres: the same table and column names; the values are parameters",
     "await conn.execute(held.also[0], *held.also[1])":
-        "postgres.write under a game's lock: shared.PROMISE, a module constant; the values "
+        "postgres.write under a game's lock: shared.WRITE_PROMISE, a module constant; the values "
         "(game id, owner, seconds) are parameters",
-    "rows = await self._db.pool.fetch(TAKE_OVER, owner, promise, trust_gone)":
-        "shared.take_over: the module constant TAKE_OVER; owner, seconds and the flag are "
-        "parameters",
     "await conn.execute(sql, *args)":
         "postgres.write's last statements and shared.schedule: shared._schedule's list, "
         "the module constant SCHEDULE; the chore's values are parameters",
-    "rows = await self._db.pool.fetch(CLAIM_DUE, owner, now, claim, limit,":
-        "shared.claim_due: the module constant CLAIM_DUE; all values are parameters",
-    "await self._db.pool.execute(HEAL, look, now)":
-        "shared.heal: the module constant HEAL; the kind and the time are parameters",
     'await admin.execute(f\'CREATE DATABASE "{dbname}"\')':
         "bench.sharing_bench: a database name made of a constant prefix and the constant "
         "names of the ways measured, on a throwaway server",

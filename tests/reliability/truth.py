@@ -103,7 +103,11 @@ def read_games(database: Path) -> dict[int, GameTruth]:
 def expected_boards(game: GameTruth) -> int:
     """Boards the bot should have posted for this game: the start and one per move (a Dice
     roll is private). The move that ends a game has the final board as its board (the
-    result, the winning line and Rematch on the picture of that moment), not one more."""
+    result, the winning line and Rematch on the picture of that moment), not one more; a
+    move after which the next seat could only pass shares the board of that pass (a pass
+    is only ever forced, and made at once)."""
     if game.seed is None:
         return 0
-    return 1 + sum(1 for a in game.actions if a != "roll")
+    actions = game.actions
+    return 1 + sum(1 for i, a in enumerate(actions)
+                   if a != "roll" and actions[i + 1:i + 2] != ["pass"])

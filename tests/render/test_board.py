@@ -107,7 +107,6 @@ def test_same_observation_gives_the_same_bytes_even_after_the_caches_are_rebuilt
     obs = played("kids", 3, 20).observation(None)
     first = render.board_png(obs, names=NAMES[:3], lang="no")
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
-    board_module._bases.clear()
     board_module.clear_board_cache()
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
 
@@ -169,7 +168,7 @@ def test_rendering_from_many_threads_gives_the_serial_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     observations = [played(kind, 2, n).observation(None)
                     for kind in ("kids", "dice") for n in (5, 15, 25)]
-    board_module._bases.clear()
+    board_module.clear_board_cache()
     monkeypatch.setattr(board_module, "BOARD_CACHE_SIZE", 0)  # every call really draws
     with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
         parallel = list(pool.map(lambda o: render.board_png(o, names=NAMES), observations * 3))
@@ -185,7 +184,7 @@ def test_the_tile_cache_stays_bounded_as_names_come_and_go(monkeypatch: pytest.M
     for n in range(40):
         render.board_png(obs, names=[f"Guest {n}", f"Visitor {n}"])
     layer = board_module.base_for(geometry(obs), obs["layout"], "en")
-    assert len(layer._tiles) <= 50
+    assert layer.tiles_held <= 50
 
 
 def test_the_same_position_drawn_again_comes_from_the_cache(
@@ -213,4 +212,4 @@ def test_the_board_cache_keeps_only_the_newest_positions(
     board_module.clear_board_cache()
     for n in range(2, 8):
         render.board_png(played("kids", 2, n).observation(None), names=NAMES[:2])
-    assert len(board_module._pngs) == 3
+    assert board_module.boards_cached() == 3

@@ -24,7 +24,7 @@ from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from ..deadlines import CHORE_CLAIM, PROMISE
+from ..deadlines import PROMISE, ChoreRule
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
 from ..store import Store
@@ -90,23 +90,22 @@ class Sharing(Protocol):
 
 
 def sharing_for(store: Store, tables: Tables, restorer: Restorer, outbox: Outbox,
-                final_boards: FinalBoards, clock: Clock, *, computer_delay: float,
-                claim: float = CHORE_CLAIM, promise: float = PROMISE,
-                resync_every: float = RESYNC_INTERVAL, tally: Tally | None = None) -> Sharing:
+                final_boards: FinalBoards, clock: Clock, *, rule: ChoreRule,
+                promise: float = PROMISE, resync_every: float = RESYNC_INTERVAL,
+                tally: Tally | None = None) -> Sharing:
     """The strategy for ``store``'s backend, told when each game's events were told
-    (``tally``: where several processes count the tables taken over)."""
+    (``rule``: what each table waits for next; ``tally``: where several processes count
+    the tables taken over)."""
     sharing: Sharing
     if store.backend == "postgres":
         # only here: a SQLite bot never loads asyncpg
-        from .database import SharedDatabase
+        from .shared_database import SharedDatabase
 
         sharing = SharedDatabase(store, tables, restorer, outbox, final_boards, clock,
-                                 computer_delay=computer_delay, claim=claim,
-                                 promise=promise, resync_every=resync_every,
+                                 rule=rule, promise=promise, resync_every=resync_every,
                                  tally=tally or Tally())
     else:
-        sharing = OneProcess(tables, restorer, clock, computer_delay=computer_delay,
-                             claim=claim)
+        sharing = OneProcess(tables, restorer, clock, rule=rule)
     outbox.when_emptied(sharing.delivered)
     return sharing
 

@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import AsyncIterator, Collection
 from dataclasses import replace
 
-from ..deadlines import CHORE_CLAIM, Chore, next_chore
+from ..deadlines import Chore, ChoreRule
 from ..restore import Restorer
 from ..store import StoreUnavailable
 from ..table import Table, Tables
@@ -27,12 +27,11 @@ class OneProcess:
     """The ``Sharing`` of a process that is alone with its database."""
 
     def __init__(self, tables: Tables, restorer: Restorer, clock: Clock, *,
-                 computer_delay: float, claim: float = CHORE_CLAIM) -> None:
+                 rule: ChoreRule) -> None:
         self._tables = tables
         self._restorer = restorer
         self._clock = clock
-        self._computer_delay = computer_delay
-        self._claim = claim
+        self._rule = rule
         self._locks = GameLocks()
         self._chores: dict[int, Chore] = {}
         self._claimed: dict[int, Chore] = {}  # what ``due`` claimed, as it claimed it
@@ -81,7 +80,7 @@ class OneProcess:
         for _, game_id in found:
             chore = self._chores[game_id]
             self._chores[game_id] = self._claimed[game_id] = replace(
-                chore, claimed_until=now + self._claim)
+                chore, claimed_until=now + self._rule.claim)
         return [(game_id, self._chores[game_id].what) for _, game_id in found]
 
     def unclaim(self, game_ids: Collection[int]) -> None:
@@ -102,8 +101,7 @@ class OneProcess:
 
     def _schedule(self, game_id: int) -> None:
         table = self._tables.get(game_id)
-        chore = next_chore(table, self._clock.now(), computer_delay=self._computer_delay,
-                           playing_here=not self.closing, claim=self._claim)
+        chore = self._rule.next_chore(table, self._clock.now(), playing_here=not self.closing)
         if chore.due_at is None:
             self._chores.pop(game_id, None)
         else:

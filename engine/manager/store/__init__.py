@@ -16,7 +16,7 @@ while, whatever its driver said.
 ``Store`` itself only opens (migrations, refusing a newer database), closes and reports
 on the database (``ping``: does it answer now; ``watch``: time every transaction for the
 bot's metrics, ``watched.py``); each owner's methods live with the owner, written once
-against ``database.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
+against ``backend.Database``. Two backends implement it: ``connection.SQLiteDatabase`` (the
 default: one file, WAL, one connection whose write lock and group commit all the owners
 share) and ``postgres.PostgresDatabase`` (asyncpg, a pool; each write its own transaction).
 ``open_store`` picks one from the settings: a ``DATABASE_URL`` wins over the SQLite path.
@@ -32,8 +32,7 @@ from typing import Any
 import aiosqlite
 
 from ..seats import Seat
-from .connection import DEFAULT_PATH, SQLiteDatabase
-from .database import (
+from .backend import (
     MIGRATIONS,
     POSTGRES_MIGRATIONS,
     Database,
@@ -45,6 +44,7 @@ from .database import (
     migration_files,
     redacted,
 )
+from .connection import DEFAULT_PATH, SQLiteDatabase
 from .gamelog import GameLog, GameRecord, GuildSettings, ResultRecord
 from .layout import Layout, TableManners
 from .outages import Outages
@@ -104,6 +104,17 @@ class Store:
     def backend(self) -> str:
         """"sqlite" or "postgres"."""
         return self._db.backend
+
+    @property
+    def shared(self) -> bool:
+        """Whether other bot processes may change this store's games and settings too
+        (PostgreSQL), so a process must follow what they do; SQLite: this process alone."""
+        return self._db.shared
+
+    async def live_processes(self) -> int:
+        """How many bot processes use this store now, this one included (they share the
+        bot's token, and so its rate limit: ``runtime.budget``)."""
+        return await self._db.live_processes()
 
     @property
     def database(self) -> Database:

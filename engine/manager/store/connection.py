@@ -1,6 +1,6 @@
 """The SQLite backend: the one connection every part of the store shares, and how it is
 written. (The PostgreSQL backend is ``postgres.py``; both implement
-``database.Database``.)
+``backend.Database``.)
 
 One SQLite file, one long-lived connection. Why the lock: aiosqlite runs every statement
 on one worker thread, so two coroutines sharing the connection without a lock interleave
@@ -18,7 +18,7 @@ is refused before anything is written to it.
 
 The owners of the tables (``GameLog``, ``Standings``, ``Layout``) each hold this
 ``SQLiteDatabase``: they share its lock and its group commit. Their writes are
-``async def work(tx)`` functions (see ``database.py``); here ``tx`` is ``SQLiteTx``, whose
+``async def work(tx)`` functions (see ``backend.py``); here ``tx`` is ``SQLiteTx``, whose
 methods never suspend, so a whole write still runs in aiosqlite's thread in one hop.
 
 A file that cannot be written for a while (its disk full, the file or its file system
@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from .database import (
+from .backend import (
     IntegrityError,
     Row,
     SchemaTooNew,
@@ -137,6 +137,7 @@ class SQLiteDatabase:
     thread is not a daemon: an open connection keeps the process alive)."""
 
     backend = "sqlite"
+    shared = False  # one file, one process: the file's write lock is held for good
 
     def __init__(self, conn: aiosqlite.Connection, path: Path, *,
                  retry_every: float = RETRY_EVERY) -> None:
@@ -196,6 +197,9 @@ class SQLiteDatabase:
             await conn.close()
             raise
         return db
+
+    async def live_processes(self) -> int:
+        return 1  # only one process ever opens the file (see ``shared``)
 
     async def close(self) -> None:
         await self.outages.close()

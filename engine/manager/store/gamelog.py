@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..seats import Seat
-from .database import Database, IntegrityError, Row, Tx, dumps
+from ..status import OPEN_SQL, Status
+from .backend import Database, IntegrityError, Row, Tx, dumps
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ class GameRecord:
     kind: str
     options: dict[str, Any]
     seed: int | None
-    status: str
+    status: Status
     guild_id: int | None
     channel_id: int
     host_id: int
@@ -102,9 +103,9 @@ class GameLog:
             row = await db.fetchone(
                 "INSERT INTO games (kind, options, status, guild_id, channel_id, host_id,"
                 " lobby_deadline, on_leave, created_at, updated_at, turn_timer, family_seats)"
-                " VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (kind, dumps(options), guild_id, channel_id, host_id, lobby_deadline,
-                 on_leave, now, now, turn_timer, family_seats),
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (kind, dumps(options), Status.LOBBY.value, guild_id, channel_id, host_id,
+                 lobby_deadline, on_leave, now, now, turn_timer, family_seats),
             )
             assert row is not None
             game_id = int(row[0])
@@ -129,7 +130,7 @@ class GameLog:
         await self._db.write(work)
 
     async def set_status(
-        self, game_id: int, status: str, *, now: float, end_reason: str | None = None
+        self, game_id: int, status: Status, *, now: float, end_reason: str | None = None
     ) -> None:
         """Close a lobby or stop a game without a result (cancelled)."""
 
@@ -137,7 +138,7 @@ class GameLog:
             await db.execute(
                 "UPDATE games SET status = ?, end_reason = ?, lobby_deadline = NULL,"
                 " turn_deadline = NULL, updated_at = ? WHERE id = ?",
-                (status, end_reason, now, game_id),
+                (Status(status).value, end_reason, now, game_id),
             )
 
         await self._db.write(work)
@@ -168,10 +169,11 @@ class GameLog:
             await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
             await _write_seats(db, game_id, seats)
             await db.execute(
-                "UPDATE games SET status = 'playing', seed = ?, options = ?, snapshot = ?,"
+                "UPDATE games SET status = ?, seed = ?, options = ?, snapshot = ?,"
                 " lobby_deadline = NULL, turn_deadline = ?, turn_reminded = ?,"
                 " updated_at = ? WHERE id = ?",
-                (seed, dumps(options), dumps(snapshot), turn_deadline, False, now, game_id),
+                (Status.PLAYING.value, seed, dumps(options), dumps(snapshot), turn_deadline, False,
+                 now, game_id),
             )
 
         await self._db.write(work)
@@ -191,7 +193,7 @@ class GameLog:
     ) -> None:
         """Commit accepted history entries ``(ply, seat, action)`` with the new snapshot,
         in one transaction. With ``results`` the game is finished in the same commit."""
-        status = "finished" if results is not None else "playing"
+        status = (Status.FINISHED if results is not None else Status.PLAYING).value
         snapshot_json = dumps(snapshot)
         seat_rows = [(s.user_id, s.level, s.name, s.left, s.resigned, s.absences, s.guardian,
                       game_id, s.index) for s in seats or ()]
@@ -286,7 +288,7 @@ class GameLog:
         async def work(db: Tx) -> list[GameRecord]:
             rows = await db.fetchall(
                 f"SELECT {self._GAME_COLUMNS} FROM games"
-                " WHERE status IN ('lobby', 'playing') ORDER BY id")
+                " WHERE status IN " + OPEN_SQL + " ORDER BY id")
             return [await _complete(db, row) for row in rows]
 
         return await self._db.read(work)
@@ -338,8 +340,8 @@ class GameLog:
     async def ends_not_shown(self) -> list[int]:
         """The finished games whose final board has not got out (``end_shown``)."""
         rows = await self._db.fetchall(
-            "SELECT id FROM games WHERE status = 'finished' AND end_shown = ? ORDER BY id",
-            (False,))
+            "SELECT id FROM games WHERE status = ? AND end_shown = ? ORDER BY id",
+            (Status.FINISHED.value, False))
         return [int(r[0]) for r in rows]
 
     async def end_is_shown(self, game_id: int) -> bool:
@@ -374,7 +376,7 @@ async def _write_seats(db: Tx, game_id: int, seats: Iterable[Seat]) -> None:
 async def _complete(db: Tx, row: Row) -> GameRecord:
     """A games row with its seats and its action log (cut at the first hole, loudly)."""
     rec = GameRecord(
-        id=row[0], kind=row[1], options=json.loads(row[2]), seed=row[3], status=row[4],
+        id=row[0], kind=row[1], options=json.loads(row[2]), seed=row[3], status=Status(row[4]),
         guild_id=row[5], channel_id=row[6], host_id=row[7],
         snapshot=json.loads(row[8]) if row[8] else None, lobby_deadline=row[9],
         turn_deadline=row[10], turn_reminded=bool(row[11]), on_leave=row[12],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .database import Database, Tx
+from .backend import Database, Tx
 
 
 @dataclass(frozen=True)

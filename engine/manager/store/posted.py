@@ -24,7 +24,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .database import Database, Tx
+from ..status import OPEN_SQL
+from .backend import Database, Tx
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class DmHand:
 # ended (another process posting its last board as this one forgets it) keeps nothing.
 # (SQLite reads INSERT ... SELECT ... ON CONFLICT right only when the SELECT has a WHERE.)
 _IN_PLAY = ("WHERE EXISTS (SELECT 1 FROM games WHERE id = ?"
-            " AND status IN ('lobby', 'playing'))")
+            " AND status IN " + OPEN_SQL + ")")
 
 
 # Read under a row lock where the backend has one (SQLite has one writer at a time); each
@@ -77,17 +78,20 @@ _LOBBY = {
 _FREE_HAND = {
     "postgres": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
                 " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
-                " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1"
+                " AND g.status IN " + OPEN_SQL + ") ORDER BY message_id LIMIT 1"
                 " FOR UPDATE SKIP LOCKED",
     "sqlite": "SELECT game_id, seat, dm_channel, message_id FROM dm_hands h"
               " WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = h.game_id"
-              " AND g.status IN ('lobby', 'playing')) ORDER BY message_id LIMIT 1",
+              " AND g.status IN " + OPEN_SQL + ") ORDER BY message_id LIMIT 1",
 }
 _NEWEST = {
     "postgres": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?"
                 " FOR UPDATE",
     "sqlite": "SELECT board_message, board_ply FROM table_posts WHERE game_id = ?",
 }
+
+#: how many free hand messages one claim tries before it settles for a new DM
+CLAIM_TRIES = 5
 
 
 def _now(now: float | None) -> float:
@@ -205,7 +209,7 @@ class Posted:
             await db.execute(
                 "DELETE FROM table_posts WHERE game_id = ? OR game_id IN ("
                 "SELECT p.game_id FROM table_posts p JOIN games g ON g.id = p.game_id"
-                " WHERE g.status NOT IN ('lobby', 'playing'))", (game_id,))
+                " WHERE g.status NOT IN " + OPEN_SQL + ")", (game_id,))
 
         await self._db.write(work)
 
@@ -295,13 +299,24 @@ class Posted:
                 " WHERE game_id = ? AND seat = ?", (game_id, seat))
             if own is not None:
                 return DmHand(game_id, seat, int(own[0]), int(own[1]), int(own[2]), str(own[3]))
-            free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
-            if free is None:
-                return None
-            await db.execute(
-                "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
-                " WHERE game_id = ? AND seat = ?", (game_id, seat, _now(now), free[0], free[1]))
-            return DmHand(game_id, seat, user_id, int(free[2]), int(free[3]))
+            for _ in range(CLAIM_TRIES):
+                free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
+                if free is None:
+                    return None
+                # Taken only if it still belongs to a game that is over, asked again now
+                # that the row is locked: on PostgreSQL another process may have claimed it
+                # between this look's snapshot and its lock, and the lock then follows the
+                # row to its new version without asking ``games`` again (the look's join
+                # keeps what it saw). The UPDATE's own snapshot sees that claim.
+                taken = await db.fetchone(
+                    "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
+                    " WHERE game_id = ? AND seat = ? AND message_id = ? AND NOT EXISTS ("
+                    "SELECT 1 FROM games g WHERE g.id = dm_hands.game_id"
+                    " AND g.status IN " + OPEN_SQL + ") RETURNING message_id",
+                    (game_id, seat, _now(now), free[0], free[1], free[3]))
+                if taken is not None:
+                    return DmHand(game_id, seat, user_id, int(free[2]), int(free[3]))
+            return None  # every free message went to other games meanwhile: a new DM
 
         return await self._db.write(work)
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL backend: an asyncpg pool behind the same ``database.Database`` protocol.
+"""The PostgreSQL backend: an asyncpg pool behind the same ``backend.Database`` protocol.
 
 Chosen by ``DATABASE_URL=postgresql://user@host:port/dbname`` (``open_store``). What SQLite
 needs and PostgreSQL does not: the write lock and the group commit. PostgreSQL takes
@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from .database import (
+from .backend import (
     POSTGRES_MIGRATIONS,
     IntegrityError,
     Row,
@@ -199,6 +199,7 @@ class PostgresDatabase:
     ``await PostgresDatabase.connect(url)``; always ``close()`` it."""
 
     backend = "postgres"
+    shared = True  # any number of bot processes on one database (docs/SCALING.md)
 
     def __init__(self, pool: asyncpg.Pool, url: str, session: str = "", *,
                  retry_every: float = RETRY_EVERY) -> None:

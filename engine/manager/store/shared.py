@@ -34,6 +34,7 @@ from typing import Any
 
 import asyncpg
 
+from ..status import OPEN_SQL
 from .postgres import (
     CONNECT_TIMEOUT,
     LOCK_WAIT,
@@ -55,9 +56,9 @@ CHANNEL = "sequence_games"
 ChoreRow = tuple[str, float | None, float | None]
 
 # The promise to announce, written in the transaction of every change made under the lock.
-PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
-           " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
-           " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
+WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until)"
+                 " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3)"
+                 " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
 # Whether the process named ``owner`` is gone: none of its connections is open any more
 # (each says who it is in application_name: ``postgres.SESSION_PREFIX``).
 GONE = """NOT EXISTS (SELECT 1 FROM pg_stat_activity a
@@ -84,7 +85,7 @@ RETURNING game_id
 # loses the one it had. One statement: one round trip more per change.
 SCHEDULE = """
 WITH active AS (
-    SELECT id FROM games WHERE id = $1 AND status IN ('lobby', 'playing')),
+    SELECT id FROM games WHERE id = $1 AND status IN """ + OPEN_SQL + """),
 gone AS (
     DELETE FROM chores WHERE game_id = $1 AND NOT EXISTS (SELECT 1 FROM active))
 INSERT INTO chores (game_id, what, due_at, claimed_by, claimed_until)
@@ -112,10 +113,10 @@ RETURNING game_id, what
 HEAL = """
 WITH gone AS (
     DELETE FROM chores c WHERE NOT EXISTS (
-        SELECT 1 FROM games g WHERE g.id = c.game_id AND g.status IN ('lobby', 'playing')))
+        SELECT 1 FROM games g WHERE g.id = c.game_id AND g.status IN """ + OPEN_SQL + """))
 INSERT INTO chores (game_id, what, due_at)
 SELECT g.id, $1, $2 FROM games g
-WHERE g.status IN ('lobby', 'playing')
+WHERE g.status IN """ + OPEN_SQL + """
     AND NOT EXISTS (SELECT 1 FROM chores c WHERE c.game_id = g.id)
 ON CONFLICT (game_id) DO NOTHING
 """
@@ -141,7 +142,7 @@ class SharedGames:
         ``chore()`` says when the write commits (the game as the change left it)."""
         if not 0 <= game_id < 2**31:
             raise ValueError(f"game id {game_id} does not fit an advisory lock key")
-        also = (PROMISE, (game_id, owner, promise)) if owner is not None else None
+        also = (WRITE_PROMISE, (game_id, owner, promise)) if owner is not None else None
 
         def after() -> Sequence[tuple[str, tuple[Any, ...]]]:
             assert chore is not None
@@ -257,7 +258,7 @@ class SharedGames:
         """Every lobby and game in play, with its version."""
         with self._db.faults():
             rows = await self._db.pool.fetch(
-                "SELECT id, xmin::text FROM games WHERE status IN ('lobby', 'playing')")
+                "SELECT id, xmin::text FROM games WHERE status IN " + OPEN_SQL)
         return {int(r[0]): str(r[1]) for r in rows}
 
     async def notify(self, game_id: int) -> None:

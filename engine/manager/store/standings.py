@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .database import Database
+from .backend import Database
 
 
 def _count(outcome: str) -> str:

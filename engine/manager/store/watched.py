@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol, TypeVar
 
-from .database import Database, Row, Tx
+from .backend import Database, Row, Tx
 
 T = TypeVar("T")
 
@@ -34,6 +34,7 @@ class Watched:
         self._db = db
         self.watch: TransactionWatch | None = None
         self.backend = db.backend
+        self.shared = db.shared
         self.schema_version = db.schema_version  # (migrated before the store is made)
         self.outages = db.outages
 
@@ -48,6 +49,9 @@ class Watched:
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._timed("read", self._db.fetchall(sql, params))
+
+    async def live_processes(self) -> int:
+        return await self._db.live_processes()
 
     async def close(self) -> None:
         await self._db.close()

@@ -134,6 +134,8 @@ class Database(Protocol):
 
     #: "sqlite" or "postgres"
     backend: str
+    #: whether several bot processes may share it (and its games, and the token)
+    shared: bool
     #: the number of the last migration applied
     schema_version: int
     #: whether the database answers now; says each outage once in the log
@@ -150,6 +152,10 @@ class Database(Protocol):
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def live_processes(self) -> int:
+        """How many bot processes use this database now, this one included."""
+        ...
 
     async def close(self) -> None: ...
 

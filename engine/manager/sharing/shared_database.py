@@ -39,7 +39,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from types import TracebackType
 
-from ..deadlines import CHORE_CLAIM, LOOK, PROMISE, Chore, next_chore
+from ..deadlines import LOOK, PROMISE, Chore, ChoreRule
 from ..events import ShowAgain
 from ..outbox import FinalBoards, Outbox
 from ..restore import Restorer
@@ -159,8 +159,8 @@ class SharedDatabase:
     """The ``Sharing`` of one process among several on the same PostgreSQL."""
 
     def __init__(self, store: Store, tables: Tables, restorer: Restorer, outbox: Outbox,
-                 final_boards: FinalBoards, clock: Clock, *, computer_delay: float,
-                 claim: float = CHORE_CLAIM, promise: float = PROMISE,
+                 final_boards: FinalBoards, clock: Clock, *, rule: ChoreRule,
+                 promise: float = PROMISE,
                  resync_every: float, tally: Tally | None = None) -> None:
         db = store.database
         assert isinstance(db, PostgresDatabase)
@@ -170,8 +170,7 @@ class SharedDatabase:
         self._outbox = outbox
         self._final_boards = final_boards
         self._clock = clock
-        self._computer_delay = computer_delay
-        self._claim = claim
+        self._rule = rule
         self._promise = promise
         self.resync_every = resync_every
         self._tally = tally or Tally()  # counts the tables taken over
@@ -229,9 +228,8 @@ class SharedDatabase:
             self._locals.forget(game_id)
 
     def _chore(self, game_id: int) -> Chore:
-        return next_chore(self._tables.get(game_id), self._clock.now(),
-                          computer_delay=self._computer_delay,
-                          playing_here=not self.closing, claim=self._claim)
+        return self._rule.next_chore(self._tables.get(game_id), self._clock.now(),
+                                     playing_here=not self.closing)
 
     def _chore_row(self, game_id: int) -> ChoreRow:
         chore = self._chore(game_id)
@@ -300,7 +298,7 @@ class SharedDatabase:
 
     async def due(self, now: float) -> list[tuple[int, str]]:
         again = sorted(self._unclaimed)
-        claimed = await self.games.claim_due(self.owner, now, self._claim,
+        claimed = await self.games.claim_due(self.owner, now, self._rule.claim,
                                              trust_gone=self._trust_gone(), again=again)
         self._unclaimed.difference_update(again)  # claimed now, or not due any more
         return claimed
