@@ -147,7 +147,7 @@ class SequenceBot(commands.Bot):
             await self.desk.in_flight.finish(DRAIN_SECONDS)
         if self.desk is not None:
             self.desk.prefs.stop()
-            self.desk.close()
+            await self.desk.close()
         if self.manager is not None:
             await self.manager.close()
             self.manager = None

@@ -13,8 +13,11 @@
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept
                   in the store, so any process can edit or tidy any game's messages)
     pace.py       at most Discord's message rate in any one channel
-    dms.py        the hand message kept per seat in the DMs (edited when the hand changes),
-                  the closed-door memory (both kept in the store too), one retry
+    dms.py        sending DMs: the hand message kept per seat (edited when the hand
+                  changes), one retry
+    dm_memory.py  what the bot knows of each person's DMs (channel, door, hand messages):
+                  the store's rows, with bounded caches in front
+    bounded.py    a mapping with a ceiling (what is kept in memory never grows for ever)
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards
@@ -35,6 +38,7 @@ from engine.manager.store import Posted, StoreUnavailable
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
 from .clicks import TableClicks
+from .dm_memory import DmMemory
 from .dms import DirectMessages
 from .pace import ChannelPace
 from .posts import Posts
@@ -57,7 +61,7 @@ class Desk:
         self.manager = manager
         self.prefs = Preferences(bot)
         self.posts = Posts(bot, manager, self.prefs, posted, pace)
-        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
+        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted))
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
@@ -101,10 +105,11 @@ class Desk:
             finally:
                 self.recovered.set()
 
-    def close(self) -> None:
+    async def close(self) -> None:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what
-        they would have)."""
+        they would have); the DM memory's notes are written."""
         self.dms.close()
+        await self.dms.memory.close()
         self.posts.close()
         self.announcer.close()
         for task in self._showing:
