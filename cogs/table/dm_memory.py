@@ -5,18 +5,22 @@ when a DM was last refused, when one last reached them) and the hand message kep
 seat. Several processes may DM one person (every DM click arrives at shard 0's process,
 whatever server the game is in), so a door one of them found closed is not knocked on by
 the others, and a channel one of them opened is not opened again by another, nor by this
-one after a restart. In front of the rows, this process keeps no more than bounded caches:
+one after a restart. In front of the rows, this process keeps no more than bounded caches,
+which are the rows themselves when no other process writes them (``Posted.shared``: one
+SQLite file, one process); when others do (PostgreSQL), what they may change is asked of
+the store again:
 
 - **doors** (``DOORS_HELD``, the least lately used go first): a channel's id never
   changes, so once known it is used without asking the store; whether a door is closed is
-  asked of the store before each DM this process does not know to be refused (another
-  process may have been refused since).
+  asked of the store before each DM this process does not know to be refused, when other
+  processes may have been refused since.
 - **channels being opened**: a person's channel is opened once (``POST
   /users/@me/channels`` counts against the token's global limit) even when two DMs to them
   start at once (a hello on joining, the hand dealt a moment later): the second waits for
   the first's answer. An entry lives while its request does.
 - **hand rows** (``HANDS_HELD``): which message is each seat's hand, as this process last
-  wrote or read it, so a click on it needs no read to be noted.
+  wrote or read it, so a click on it needs no read to be noted (and, alone on the store,
+  a hand to deliver none to be found).
 - **moves a click shows**: the click that makes a move from the hand message turns that
   message into the new hand itself (an interaction response), so the hand's own delivery
   for that move is not sent. Per game in play, dropped when it ends.
@@ -51,7 +55,7 @@ log = logging.getLogger(__name__)
 
 DM_CLOSED_FOR = 600.0  # seconds a refused DM is not tried again
 DOORS_HELD = 4096  # people whose door this process keeps in memory, at most
-HANDS_HELD = 4096  # seats whose hand message this process keeps in memory, at most
+GAMES_HELD = 2048  # games whose seats' hand messages this process keeps in memory, at most
 NOTE_AFTER = 0.5  # seconds a note of what a hand message shows waits for others
 NOTES_HELD = 512  # notes waiting, at most: one more writes them all at once
 
@@ -62,15 +66,16 @@ class DmMemory:
     """Doors and hand messages: the store's rows, with bounded caches in front."""
 
     def __init__(self, posted: Posted, *, clock: Callable[[], float] = time.time,
-                 doors_held: int = DOORS_HELD, hands_held: int = HANDS_HELD,
+                 doors_held: int = DOORS_HELD, games_held: int = GAMES_HELD,
                  note_after: float = NOTE_AFTER) -> None:
         self._posted = posted
+        self._alone = not posted.shared  # the caches are the rows: nobody else writes them
         self.clock = clock
         self._doors: Lru[int, DmDoor] = Lru(doors_held)
         self._opening: dict[int, asyncio.Task[int]] = {}
-        self._hands: Lru[Seat, DmHand] = Lru(hands_held)
+        self._hands: Lru[int, dict[int, DmHand]] = Lru(games_held)  # game -> seat -> row
         # (game, seat, ply): a hand the click that made move ply shows in its own answer
-        self._shown_by_click: Lru[tuple[int, int, int], bool] = Lru(hands_held)
+        self._shown_by_click: Lru[tuple[int, int, int], bool] = Lru(games_held)
         self._notes: dict[Seat, DmHand] = {}
         self._note_after = note_after
         self._full = asyncio.Event()  # so many notes wait that they go at once
@@ -79,13 +84,13 @@ class DmMemory:
     def held(self) -> dict[str, int]:
         """How much is in memory, by collection (each bounded: see the module doc)."""
         return {"doors": len(self._doors), "opening": len(self._opening),
-                "hands": len(self._hands), "shown_by_click": len(self._shown_by_click),
+                "hands": sum(len(self._hands.get(g) or ()) for g in self._hands),
+                "shown_by_click": len(self._shown_by_click),
                 "notes": len(self._notes)}
 
     def tracked_games(self) -> set[int]:
         """The games something is kept for here (the ended ones are forgotten)."""
-        return ({game for game, _ in self._hands}
-                | {game for game, _, _ in self._shown_by_click})
+        return set(self._hands) | {game for game, _, _ in self._shown_by_click}
 
     # -- doors -------------------------------------------------------------------------
 
@@ -101,13 +106,16 @@ class DmMemory:
         process or (the store says) to another one."""
         if self.closed(user_id):
             return True
-        await self._door(user_id)
+        if not (self._alone and user_id in self._doors):
+            await self._door(user_id)
         return self.closed(user_id)
 
     async def reached_before(self, user_id: int) -> bool:
         """Whether a DM reached ``user_id`` and none was refused since (their DMs work)."""
-        door = self._doors.get(user_id) or await self._door(user_id)
-        return door is not None and door.reached_at is not None and door.closed_at is None
+        door = self._doors.get(user_id)
+        if door is None or (not _reached(door) and not self._alone):
+            door = await self._door(user_id)  # (another process may have reached them)
+        return door is not None and _reached(door)
 
     async def refused(self, user_id: int) -> None:
         """A DM to ``user_id`` was refused now."""
@@ -120,7 +128,7 @@ class DmMemory:
         """A DM reached ``user_id`` now: their door is open, for every process (written
         only when that is news: the first DM, or the first after a refusal)."""
         door = self._known(user_id)
-        if door.reached_at is not None and door.closed_at is None:
+        if _reached(door):
             return
         at = self.clock()
         self._doors.put(user_id, replace(door, closed_at=None, reached_at=at))
@@ -153,7 +161,7 @@ class DmMemory:
     async def known_channel(self, user_id: int) -> int | None:
         """``user_id``'s DM channel if this process or the store knows it (never opens)."""
         door = self._doors.get(user_id)
-        if door is None or door.dm_channel is None:
+        if door is None or (door.dm_channel is None and not self._alone):
             door = await self._door(user_id)
         return None if door is None else door.dm_channel
 
@@ -166,17 +174,16 @@ class DmMemory:
         return self._doors.get(user_id) or DmDoor(user_id)
 
     async def _door(self, user_id: int) -> DmDoor | None:
-        """The stored door, now kept here too (None when there is none, or the store cannot
-        say: then what this process knew stays)."""
+        """The stored door, now kept here too (none stored: an empty one; None when the
+        store cannot say: then what this process knew stays)."""
         try:
-            door = await self._posted.door(user_id)
+            door = await self._posted.door(user_id) or DmDoor(user_id)
         except StoreUnavailable:
             return self._doors.get(user_id)  # (the outage is said once, by the store)
         except Exception:
             log.exception("could not read the DM door of user %d", user_id)
             return self._doors.get(user_id)
-        if door is not None:
-            self._doors.put(user_id, door)
+        self._doors.put(user_id, door)
         return door
 
     # -- hand messages -----------------------------------------------------------------
@@ -187,6 +194,8 @@ class DmMemory:
         note = self._notes.get((game_id, seat))
         if note is not None:
             return note
+        if self._alone and (known := self._held(game_id, seat)) is not None:
+            return known
         try:
             hand = await self._posted.dm_hand(game_id, seat)
         except StoreUnavailable:
@@ -195,7 +204,7 @@ class DmMemory:
             log.exception("could not read the hand message of game %d", game_id)
             return None
         if hand is not None:
-            self._hands.put((game_id, seat), hand)
+            self._hold(hand)
         return hand
 
     async def claim(self, user_id: int, game_id: int, seat: int) -> DmHand | None:
@@ -209,7 +218,7 @@ class DmMemory:
             log.exception("could not take over a hand message for game %d", game_id)
             return None
         if hand is not None:
-            self._hands.put((game_id, seat), hand)
+            self._hold(hand)
         return hand
 
     async def hand_shows(self, hand: DmHand) -> None:
@@ -217,20 +226,19 @@ class DmMemory:
         written with others shortly if it is the message kept for the seat already, else
         (a message new to the seat) written now."""
         key = (hand.game_id, hand.seat)
-        known = self._notes.get(key) or self._hands.get(key)
+        known = self._notes.get(key) or self._held(*key)
         if known is not None and replace(known, shows=hand.shows) == hand:
-            self._hands.put(key, hand)
+            self._hold(hand)
             self._note(key, hand)
             return
         self._notes.pop(key, None)  # (this write is newer than a note waiting)
-        self._hands.put(key, hand)
+        self._hold(hand)
         await _kept(self._posted.dm_hand_shows(hand), f"the hand message of game {hand.game_id}")
 
     async def hand_gone(self, hand: DmHand) -> None:
         """The seat's hand message can no longer be edited (deleted): forget it."""
-        key = (hand.game_id, hand.seat)
-        self._notes.pop(key, None)
-        self._hands.pop(key)
+        self._notes.pop((hand.game_id, hand.seat), None)
+        (self._hands.get(hand.game_id) or {}).pop(hand.seat, None)
         await _kept(self._posted.dm_hand_gone(hand.game_id, hand.seat, hand.message_id),
                     f"the hand message of game {hand.game_id}")
 
@@ -247,11 +255,27 @@ class DmMemory:
         """Whether the click of move ``ply`` shows ``seat``'s new hand (asked once)."""
         return self._shown_by_click.pop((game_id, seat, ply)) is not None
 
+    def _held(self, game_id: int, seat: int) -> DmHand | None:
+        return (self._hands.get(game_id) or {}).get(seat)
+
+    def _hold(self, hand: DmHand) -> None:
+        """``hand`` is the row of its seat now. A message shows one seat's hand at a time:
+        a row held for another seat of the game with the same message is not any more (a
+        grown-up's message tapped for another seat; one taken over from a finished game
+        left with that game, ``forget``)."""
+        seats = self._hands.get(hand.game_id)
+        if seats is None:
+            seats = {}
+            self._hands.put(hand.game_id, seats)
+        for seat in [s for s, held in seats.items() if held.message_id == hand.message_id]:
+            del seats[seat]
+        seats[hand.seat] = hand
+
     def forget(self, game_id: int) -> None:
         """The game is over: its hand rows and clicks leave the memory (their notes are
         still written: the rows outlive the game, for the person's next game to take
         over)."""
-        self._hands.drop(lambda key: key[0] == game_id)
+        self._hands.pop(game_id)
         self._shown_by_click.drop(lambda key: key[0] == game_id)
 
     def _note(self, key: Seat, hand: DmHand) -> None:
@@ -290,6 +314,11 @@ class DmMemory:
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
         await self.write_notes()
+
+
+def _reached(door: DmDoor) -> bool:
+    """A DM reached them, and none was refused since."""
+    return door.reached_at is not None and door.closed_at is None
 
 
 async def _kept(write: Coroutine[Any, Any, None], what: str) -> None:

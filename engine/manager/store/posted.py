@@ -110,6 +110,12 @@ class Posted:
         self._LOBBY_SQL, self._NEWEST_SQL = _LOBBY[locks], _NEWEST[locks]
         self._FREE_HAND_SQL = _FREE_HAND[locks]
 
+    @property
+    def shared(self) -> bool:
+        """Whether other processes write these rows too (then what one process remembers
+        of them may be out of date); else this process is their only writer."""
+        return self._db.shared
+
     # -- lobbies -----------------------------------------------------------------------
 
     async def lobby_posted(self, game_id: int, channel_id: int, message_id: int, *,
