@@ -71,6 +71,12 @@ class FairPace:
         start = self._clock()
         tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
         self._finish[flow] = tag + 1.0
+        if not self._waiting and max(self._due, start) - self._slack <= start:
+            # nobody waits and the bucket has a token: it goes now, without a place in the
+            # queue (most requests, whenever less is asked than the pace allows)
+            self._due = max(self._due, start) + self._every
+            self._went(tag)
+            return 0.0
         me = (tag, next(self._arrivals))
         heapq.heappush(self._waiting, me)
         self._wakes[me[1]] = wake = asyncio.Event()
