@@ -38,9 +38,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
-# Slow tests (long fault runs) are left to `make reliability`.
+# Slow tests (long fault runs) are left to `make reliability`. The tests mostly wait (on
+# the fake Discord, on PostgreSQL, on bot processes they start), so they run in
+# TEST_WORKERS processes at once (pytest-xdist; each test owns its ports, servers and
+# files), whatever the number of cores; the 15 slowest are named at the end.
+TEST_WORKERS ?= 4
 pytest: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 bench: $(STAMP)
 	$(PY) -m bench
