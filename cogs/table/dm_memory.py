@@ -146,10 +146,17 @@ class DmMemory:
             opening = asyncio.create_task(self._open(user_id, open_channel),
                                           name=f"dm-channel-{user_id}")
             self._opening[user_id] = opening
-            opening.add_done_callback(lambda _: self._opening.pop(user_id, None))
+            opening.add_done_callback(lambda done: self._opened(user_id, done))
         # (a caller given up on, e.g. a click cancelled at a stop, leaves the opening to
         # finish for the others)
         return await asyncio.shield(opening)
+
+    def _opened(self, user_id: int, done: asyncio.Task[int]) -> None:
+        self._opening.pop(user_id, None)
+        if not done.cancelled():
+            # (the callers still waiting get its failure; one they all gave up waiting for
+            # is not logged as never retrieved)
+            done.exception()
 
     async def _open(self, user_id: int, open_channel: Callable[[], Awaitable[int]]) -> int:
         channel_id = await open_channel()
