@@ -101,7 +101,8 @@ class SequenceBot(commands.Bot):
         if self.watching is not None:
             self.watching.attach(manager, store)
         self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
-                                pace=ChannelPace(messages=self.settings.channel_pace))
+                                pace=ChannelPace(messages=self.settings.channel_pace),
+                                urgent=self.budget.urgent)
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
         # other processes may change them (/sequence settings in a server of theirs)

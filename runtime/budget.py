@@ -43,7 +43,8 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -59,6 +60,10 @@ SHARE = 0.8  # of the token's limit, for all processes together (see above)
 BURST = 0.1  # of a process's part of a window, what may leave at once (at least 1)
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
+
+#: set while a request someone is looking for now is sent (``GlobalBudget.urgent``); read
+#: by the pace in the request's own task (aiohttp awaits the trace there)
+_URGENT: ContextVar[bool] = ContextVar("rest_request_urgent", default=False)
 
 # Interaction endpoints, which Discord does not count against the global limit: the
 # interaction's response, and its token's webhook (followups, @original edits).
@@ -153,6 +158,17 @@ class GlobalBudget:
             self._pace.set(*self._rate_and_burst())
         return True
 
+    @staticmethod
+    @contextlib.contextmanager
+    def urgent() -> Iterator[None]:
+        """Around the requests someone is looking for now (a move's board): when requests
+        wait their turn, these go first (``FairPace.take``'s ``urgent``)."""
+        token = _URGENT.set(True)
+        try:
+            yield
+        finally:
+            _URGENT.reset(token)
+
     def path_of(self, url: str) -> str | None:
         """The REST path of a request's URL (``/channels/1/messages``); None when it is
         not a REST request (the gateway, an attachment)."""
@@ -176,7 +192,7 @@ class GlobalBudget:
             return
         self.counts.paced += 1
         if self._pace is not None:
-            waited = await self._pace.take(flow_of(path))
+            waited = await self._pace.take(flow_of(path), urgent=_URGENT.get())
             if waited:
                 self.counts.waited += 1
                 self.counts.wait_seconds += waited

@@ -29,6 +29,8 @@ Each piece of state has one owner here, with methods; the desk only wires them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Callable
 
 import discord
 
@@ -54,13 +56,16 @@ class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
-                 pace: ChannelPace | None = None, watch: Watch | None = None) -> None:
+                 pace: ChannelPace | None = None, watch: Watch | None = None,
+                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
+                 = contextlib.nullcontext) -> None:
         """``posted``: the store's record of what was posted (``store.posted``), shared
         with every other process on the same database; ``watch``: told when each board is
-        out (the bot's metrics: ``cogs/table/watch.py``)."""
+        out (the bot's metrics: ``cogs/table/watch.py``); ``urgent``: around a board's
+        post, for the bot's REST pace (``Posts``)."""
         self.manager = manager
         self.prefs = Preferences(bot)
-        self.posts = Posts(bot, manager, self.prefs, posted, pace)
+        self.posts = Posts(bot, manager, self.prefs, posted, pace, urgent)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted))
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,

@@ -16,6 +16,7 @@ goes when this process's manager drops the game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,12 +53,17 @@ class Posts:
     """Posts in a game's channel (or the thread it moved to) and remembers what it posted."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posted: Posted, pace: ChannelPace | None = None) -> None:
+                 posted: Posted, pace: ChannelPace | None = None,
+                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
+                 = contextlib.nullcontext) -> None:
+        """``urgent``: around a board's post, so the bot's REST pace lets it go before
+        what nobody is looking for yet (``runtime.budget.GlobalBudget.urgent``)."""
         self._bot = bot
         self._manager = manager
         self._prefs = prefs
         self._posted = posted
         self._pace = pace or ChannelPace()
+        self._urgent = urgent
         self._boards: dict[int, BoardsPosted] = {}
         self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
         # game -> its newest board being recorded (and the one before tidied): off the
@@ -156,7 +162,8 @@ class Posts:
                                   "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
         if allowed_mentions is not None:
             kwargs["allowed_mentions"] = allowed_mentions
-        message = await self.post(table, **kwargs)
+        with self._urgent():  # (the tidying after it is not: it starts outside)
+            message = await self.post(table, **kwargs)
         if message is not None:
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
             boards.ply = max(ply, boards.ply)
