@@ -67,7 +67,7 @@ class Desk:
         self.prefs = Preferences(bot)
         self.posts = Posts(bot, manager, self.prefs, posted, pace, urgent)
         self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted))
-        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
+        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch, urgent)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
         # the clicks and commands under way: a clean stop lets them finish first
