@@ -43,7 +43,7 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Hashable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -65,14 +65,21 @@ FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the 
 #: by the pace in the request's own task (aiohttp awaits the trace there)
 _URGENT: ContextVar[bool] = ContextVar("rest_request_urgent", default=False)
 
+DM_OPENING = "/users/@me/channels"  # POST: the DM channel with one person (the body names)
+
 # Interaction endpoints, which Discord does not count against the global limit: the
 # interaction's response, and its token's webhook (followups, @original edits).
 _EXEMPT = re.compile(r"^/interactions/\d+/[^/]+/callback$|^/webhooks/\d+/[^/]+(/.*)?$")
 
 
-def flow_of(path: str) -> str:
+def flow_of(path: str) -> Hashable:
     """Whose request it is, for the pace's fairness (``fair_pace``): its channel (or
-    server), else the first part of its path (``users``, ``applications``)."""
+    server), else the first part of its path (``users``, ``applications``). Opening a DM
+    channel is a flow of its own each time: it is the first request of one person's DMs
+    (whose channel id it is to learn), and as one ``users`` flow a room of tables opening
+    at once queued every person's hand behind everyone's opening, one a round."""
+    if path == DM_OPENING:
+        return object()
     parts = path.strip("/").split("/")
     if parts[0] in ("channels", "guilds") and len(parts) > 1:
         return "/".join(parts[:2])

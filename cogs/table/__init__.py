@@ -66,7 +66,8 @@ class Desk:
         self.manager = manager
         self.prefs = Preferences(bot)
         self.posts = Posts(bot, manager, self.prefs, posted, pace, urgent)
-        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted))
+        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted),
+                                  urgent)
         self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch, urgent)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)

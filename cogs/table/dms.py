@@ -21,8 +21,9 @@ the seats whose channel heard that their DMs are closed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -51,8 +52,13 @@ class DirectMessages:
     """Sends hands and notes by DM; tells the memory who took them and who refused."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posts: Posts, memory: DmMemory) -> None:
+                 posts: Posts, memory: DmMemory,
+                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
+                 = contextlib.nullcontext) -> None:
+        """``urgent``: around opening a person's DM channel, so the bot's REST pace lets it
+        go first: a hello and a hand wait for it, and one opening serves every DM after."""
         self._bot = bot
+        self._urgent = urgent
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
@@ -241,7 +247,8 @@ class DirectMessages:
         """The DM channel of a person: opened the first time (one request, by whichever
         process DMs them first; the memory keeps it), by id after."""
         async def open_channel() -> int:
-            return (await self._bot.create_dm(discord.Object(user_id))).id
+            with self._urgent():
+                return (await self._bot.create_dm(discord.Object(user_id))).id
 
         channel_id = await self.memory.channel(user_id, open_channel)
         return self._bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
