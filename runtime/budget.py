@@ -61,9 +61,9 @@ BURST = 0.1  # of a process's part of a window, what may leave at once (at least
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
 
-#: set while a request someone is looking for now is sent (``GlobalBudget.urgent``); read
-#: by the pace in the request's own task (aiohttp awaits the trace there)
-_URGENT: ContextVar[bool] = ContextVar("rest_request_urgent", default=False)
+#: how soon someone is looking for the requests sent now (``GlobalBudget.urgent``; 0:
+#: nobody yet), read by the pace in the request's own task (aiohttp awaits the trace there)
+_URGENT: ContextVar[int] = ContextVar("rest_request_urgency", default=0)
 
 DM_OPENING = "/users/@me/channels"  # POST: the DM channel with one person (the body names)
 
@@ -167,10 +167,11 @@ class GlobalBudget:
 
     @staticmethod
     @contextlib.contextmanager
-    def urgent() -> Iterator[None]:
-        """Around the requests someone is looking for now (a move's board): when requests
-        wait their turn, these go first (``FairPace.take``'s ``urgent``)."""
-        token = _URGENT.set(True)
+    def urgent(steps: int) -> Iterator[None]:
+        """Around the requests someone is looking for now (``cogs/table/urgency.py``: a
+        hand 1, a move's board 2): when requests wait their turn, these go first
+        (``FairPace.take``'s ``ahead``)."""
+        token = _URGENT.set(steps)
         try:
             yield
         finally:
@@ -199,7 +200,7 @@ class GlobalBudget:
             return
         self.counts.paced += 1
         if self._pace is not None:
-            waited = await self._pace.take(flow_of(path), urgent=_URGENT.get())
+            waited = await self._pace.take(flow_of(path), ahead=_URGENT.get())
             if waited:
                 self.counts.waited += 1
                 self.counts.wait_seconds += waited

@@ -11,10 +11,11 @@ playing with no delay) has tags ahead of the virtual time. A flow with nothing w
 the next request of every backlogged flow rather than after the whole backlog, as in a
 plain queue, or after one request of each busy flow, as in plain fair queueing. It is only
 ahead once per quiet spell: its next request, if it comes before the others moved on,
-takes its turn like theirs. A request someone is looking for now (``urgent``: a move's
-board) goes one step further ahead, before the quiet flows too: when a crowd of tables
-opens at once, their hellos and hands by DM queue for seconds, and a move's board must not
-wait behind them (it still waits behind its own channel's earlier requests).
+takes its turn like theirs. A request someone is looking for now (``ahead``: a dealt hand
+one step, a move's board two) goes further ahead still, before the quiet flows too: when a
+crowd of tables opens at once, their lobbies, hellos and hands queue for seconds, and a
+move's board must not wait behind them (it still waits behind its own channel's earlier
+requests).
 
 The clock and the sleep are injectable for tests.
 """
@@ -68,16 +69,16 @@ class FairPace:
         for wake in self._wakes.values():
             wake.set()
 
-    async def take(self, flow: Hashable = None, *, urgent: bool = False) -> float:
+    async def take(self, flow: Hashable = None, *, ahead: int = 0) -> float:
         """Wait for this request's turn; returns how long it waited (0 when it did not).
-        ``urgent``: someone is looking for this one now (a move's board): unless its own
-        flow has requests still waiting (their order is kept), it goes before every request
-        that is not, quiet flows' included (one virtual step ahead of them)."""
+        ``ahead``: how soon someone is looking for it (0: nobody waits yet): unless its own
+        flow has requests still waiting (their order is kept), it goes that many virtual
+        steps before the quiet flows, so before every request less urgent than it."""
         if self._closed:
             raise asyncio.CancelledError("the pace is closed: the process is stopping")
         start = self._clock()
-        if urgent and not self._queued.get(flow):
-            tag = self._virtual - 2.0
+        if ahead > 0 and not self._queued.get(flow):
+            tag = self._virtual - 1.0 - ahead
         else:
             tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
         self._finish[flow] = tag + 1.0

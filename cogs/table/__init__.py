@@ -29,8 +29,6 @@ Each piece of state has one owner here, with methods; the desk only wires them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable
 
 import discord
 
@@ -47,6 +45,7 @@ from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
 from .replies import InFlight
+from .urgency import Urgency, unhurried
 from .watch import Watch
 
 __all__ = ["ALL_ITEMS", "Desk"]
@@ -57,8 +56,7 @@ class Desk:
 
     def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
                  pace: ChannelPace | None = None, watch: Watch | None = None,
-                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
-                 = contextlib.nullcontext) -> None:
+                 urgent: Urgency = unhurried) -> None:
         """``posted``: the store's record of what was posted (``store.posted``), shared
         with every other process on the same database; ``watch``: told when each board is
         out (the bot's metrics: ``cogs/table/watch.py``); ``urgent``: around a board's

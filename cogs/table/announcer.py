@@ -40,6 +40,7 @@ from .dms import DirectMessages
 from .pictures import replay_file
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .urgency import HAND_WANTED, Urgency, unhurried
 from .watch import Unwatched, Watch
 
 log = logging.getLogger(__name__)
@@ -53,8 +54,7 @@ class Announcer:
 
     def __init__(self, manager: GameManager, prefs: Preferences, posts: Posts,
                  dms: DirectMessages, watch: Watch | None = None,
-                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
-                 = contextlib.nullcontext) -> None:
+                 urgent: Urgency = unhurried) -> None:
         """``watch``: told when each change's board is out (the bot's metrics);
         ``urgent``: around what a player waits for to play on (a changed hand), so the
         bot's REST pace lets it go first (the boards are ``Posts``' to mark)."""
@@ -205,7 +205,7 @@ class Announcer:
             return  # the game ended while this was waiting its turn: no hand to show now
         # (the game's next events wait for this one: a move's board behind a dealt hand
         # queued with the crowd of a room of tables opening at once waited seconds)
-        with self._urgent():
+        with self._urgent(HAND_WANTED):
             await self._dms.deliver_hand(event.table, event.seat, event.observation)
 
     # ------------------------------------------------------------------ seats and timers

@@ -21,9 +21,8 @@ the seats whose channel heard that their DMs are closed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +40,7 @@ from .dm_memory import DmMemory
 from .hands import hand_payload, hand_shown, where
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .urgency import HAND_WANTED, Urgency, unhurried
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +53,7 @@ class DirectMessages:
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
                  posts: Posts, memory: DmMemory,
-                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
-                 = contextlib.nullcontext) -> None:
+                 urgent: Urgency = unhurried) -> None:
         """``urgent``: around opening a person's DM channel, so the bot's REST pace lets it
         go first: a hello and a hand wait for it, and one opening serves every DM after."""
         self._bot = bot
@@ -247,7 +246,7 @@ class DirectMessages:
         """The DM channel of a person: opened the first time (one request, by whichever
         process DMs them first; the memory keeps it), by id after."""
         async def open_channel() -> int:
-            with self._urgent():
+            with self._urgent(HAND_WANTED):
                 return (await self._bot.create_dm(discord.Object(user_id))).id
 
         channel_id = await self.memory.channel(user_id, open_channel)

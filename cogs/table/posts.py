@@ -16,7 +16,6 @@ goes when this process's manager drops the game.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from . import messages
 from .pace import ChannelPace
 from .pictures import BOARD, board_file
 from .prefs import Preferences
+from .urgency import BOARD_WATCHED, Urgency, unhurried
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,7 @@ class Posts:
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
                  posted: Posted, pace: ChannelPace | None = None,
-                 urgent: Callable[[], contextlib.AbstractContextManager[None]]
-                 = contextlib.nullcontext) -> None:
+                 urgent: Urgency = unhurried) -> None:
         """``urgent``: around a board's post, so the bot's REST pace lets it go before
         what nobody is looking for yet (``runtime.budget.GlobalBudget.urgent``)."""
         self._bot = bot
@@ -162,7 +161,7 @@ class Posts:
                                   "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
         if allowed_mentions is not None:
             kwargs["allowed_mentions"] = allowed_mentions
-        with self._urgent():  # (the tidying after it is not: it starts outside)
+        with self._urgent(BOARD_WATCHED):  # (the tidying after it is not: it starts outside)
             message = await self.post(table, **kwargs)
         if message is not None:
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
