@@ -109,7 +109,8 @@ class SequenceBot(commands.Bot):
             self.activity_app.attach(manager, self.application_id or 0)
         self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace),
-                                board_button=self.settings.activity_on)
+                                board_button=self.settings.activity_on,
+                                urgent=self.budget.urgent)
         # the servers' languages and layouts before anything is shown, whatever cog loads
         await desk.prefs.load(store.games, store.layout)
         # other processes may change them (/sequence settings in a server of theirs)
@@ -159,7 +160,7 @@ class SequenceBot(commands.Bot):
             await self.desk.in_flight.finish(DRAIN_SECONDS)
         if self.desk is not None:
             self.desk.prefs.stop()
-            self.desk.close()
+            await self.desk.close()
         if self.manager is not None:
             await self.manager.close()
             self.manager = None

@@ -44,10 +44,10 @@ def _positions(game: str, count: int) -> list[dict[str, object]]:
     return out
 
 
-def _timing(game: str) -> tuple[float, float]:
+def _timing(game: str, positions: int = POSITIONS) -> tuple[float, float]:
     agent = make_agent("hard", 1)
     times, iterations = [], 0
-    for obs in _positions(game, POSITIONS):
+    for obs in _positions(game, positions):
         started = time.perf_counter()
         agent.choose(obs)
         times.append(time.perf_counter() - started)
@@ -55,9 +55,12 @@ def _timing(game: str) -> tuple[float, float]:
     return 1000 * statistics.median(times), iterations / sum(times)
 
 
-def run() -> dict[str, float]:
-    kids_ms, kids_rate = _timing("kids")
-    dice_ms, _ = _timing("dice")
+def run(quick: bool = False) -> dict[str, float]:
+    """``quick``: 3 positions a game, and one deal a match with a tenth of the playouts in
+    one process (the module still works; the match scores mean nothing then)."""
+    positions = 3 if quick else POSITIONS
+    kids_ms, kids_rate = _timing("kids", positions)
+    dice_ms, _ = _timing("dice", positions)
     figures = {
         "ai_hard_ms_per_move": round(kids_ms, 1),
         "ai_hard_iterations_per_s": round(kids_rate),
@@ -69,13 +72,16 @@ def run() -> dict[str, float]:
         ("ai_hard_vs_random_kids", "kids:2", "hard:random", 15),
         ("ai_hard_vs_medium_dice", "dice:2", "hard:medium", 40),
     ]
+    iterations, limit = DEFAULT_ITERATIONS, DEFAULT_TIME_LIMIT
+    if quick:
+        matches = [(name, kind, pair, 1) for name, kind, pair, _ in matches]
+        iterations, limit = max(1, DEFAULT_ITERATIONS // 10), DEFAULT_TIME_LIMIT / 10
     # Interleaved, so that if time runs out every match still has some games.
-    lists = [tournament.jobs_for([pair], [kind], games, DEFAULT_ITERATIONS,
-                                        DEFAULT_TIME_LIMIT)
+    lists = [tournament.jobs_for([pair], [kind], games, iterations, limit)
              for _, kind, pair, games in matches]
     jobs = [job for group in itertools.zip_longest(*lists) for job in group if job]
-    workers = min(2, multiprocessing.cpu_count())
-    tallies = tournament.run(jobs, workers, max_seconds=150)
+    workers = 1 if quick else min(2, multiprocessing.cpu_count())
+    tallies = tournament.run(jobs, workers, max_seconds=20 if quick else 150)
     for name, kind, pair, _ in matches:
         game, seats = kind.split(":")
         tally = tallies.get((game, int(seats), pair))

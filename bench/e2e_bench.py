@@ -78,7 +78,8 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[float],
-                boards_ms: list[float], think: tuple[float, float] | None) -> None:
+                boards_ms: list[float], think: tuple[float, float] | None,
+                moves: int = MOVES_PER_GAME) -> None:
     from tests.e2e.people import (
         boards,
         card_ids,
@@ -96,7 +97,7 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
     await fake.wait_for(lambda: guest.name in lobby.text, 30, "the guest seated")
     await (await host.click(lobby, label="Start", timeout=30)).wait_ack(30)
     people = {host.id: host, guest.id: guest}
-    for _ in range(MOVES_PER_GAME):
+    for _ in range(moves):
         posted = await fake.wait_for(lambda: boards(fake, channel_id), 30, "a board")
         board = posted[-1]
         mover = people.get(whose_turn(board) or 0)
@@ -148,6 +149,15 @@ class Cost:
         self.moves += other.moves
         self.requests += other.requests
 
+    def dm_channel_opens_per_person(self) -> float:
+        """DM channels the bot opened (``POST /users/@me/channels``) per person it opened
+        one for: 1 when each person's is opened once (a DM channel's id never changes)."""
+        opens = [r for r in self.requests
+                 if r.method == "POST" and r.route == "POST /users/@me/channels"]
+        people = {(r.body or {}).get("recipient_id") for r in opens
+                  if isinstance(r.body, dict)}
+        return round(len(opens) / len(people), 2) if people else 0.0
+
     def figures(self, prefix: str) -> dict[str, float]:
         moves = max(self.moves, 1)
         limited = sum(1 for r in self.requests if not r.interaction)
@@ -159,6 +169,7 @@ class Cost:
             # CPU per committed move (lobbies included): the bot process, the fake + people
             f"{prefix}_bot_cpu_ms_per_move": round(self.bot_cpu_s * 1000 / moves, 1),
             f"{prefix}_fake_cpu_ms_per_move": round(self.fake_cpu_s * 1000 / moves, 1),
+            f"{prefix}_dm_channel_opens_per_person": self.dm_channel_opens_per_person(),
         }
 
     def print_routes(self, title: str) -> None:
@@ -260,7 +271,8 @@ def _proc_cpu(pid: int | None) -> float:
 
 
 async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
-                 name: str = "paced", limits: bool = False) -> tuple[dict[str, float], Cost]:
+                 name: str = "paced", limits: bool = False, moves: int = MOVES_PER_GAME
+                 ) -> tuple[dict[str, float], Cost]:
     from tests.fakediscord import FakeDiscord
 
     acks: list[float] = []
@@ -278,7 +290,7 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
                 await begin()
                 started = time.perf_counter()
                 await asyncio.gather(*(
-                    _play(fake, channel, host, guest, acks, boards_ms, think)
+                    _play(fake, channel, host, guest, acks, boards_ms, think, moves)
                     for channel, (host, guest) in zip(guild.channel_ids, pairs, strict=True)))
                 elapsed = time.perf_counter() - started
     return {
@@ -382,26 +394,52 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run() -> dict[str, float]:
+@dataclass(frozen=True)
+class Sizes:
+    """How much is played: the full run's sizes, or ``QUICK``'s (seconds, to see that the
+    module still works: its figures mean little)."""
+
+    kids_seeds: tuple[int, ...] = WHOLE_KIDS_SEEDS
+    dice_game: bool = True
+    games: int = GAMES
+    moves_per_game: int = MOVES_PER_GAME
+    think: tuple[float, float] = THINK_S
+    ceiling_and_floor: bool = True  # the saturated games and the game alone
+
+
+QUICK = Sizes(kids_seeds=WHOLE_KIDS_SEEDS[:1], dice_game=False, games=2, moves_per_game=3,
+              think=(0.05, 0.1), ceiling_and_floor=False)
+
+
+def run(quick: bool = False) -> dict[str, float]:
     """Whole games (the issue's measure), 50 games at once at a person's pace, the same
-    with instant clicks (the bot's ceiling), and one game alone (the floor)."""
+    with instant clicks (the bot's ceiling), and one game alone (the floor). ``quick``: one
+    whole Kids game, and two games of three moves at a quick person's pace (no Dice game,
+    no ceiling, no floor: the same code as the paced games, with other sizes)."""
+    sizes = QUICK if quick else Sizes()
     logging.getLogger("discord").setLevel(logging.ERROR)
     game, staleness = Cost(), Staleness()
-    for seed in WHOLE_KIDS_SEEDS:
+    for seed in sizes.kids_seeds:
         one, kept = asyncio.run(_whole_game("kids", seed))
         print(f"   whole Kids game (seed {seed}): {one.moves} moves, {kept.stale} of "
               f"{kept.turns} kept hands stale", flush=True)
         game.add(one)
         staleness.add(kept)
-    game.print_routes(f"{len(WHOLE_KIDS_SEEDS)} whole Kids games")
-    dice, _ = asyncio.run(_whole_game("dice", WHOLE_DICE_SEED))
-    dice.print_routes("one whole Dice game")
-    paced, paced_cost = asyncio.run(_bench(GAMES))
-    paced_cost.print_routes(f"{GAMES} games at a person's pace")
-    saturated, _ = asyncio.run(_bench(GAMES, think=None, name="saturated"))
-    alone, _ = asyncio.run(_bench(1, think=None, name="alone"))
-    return {**game.figures("e2e_game"), **staleness.figures("e2e_game"),
-            **dice.figures("e2e_dice_game"), **paced,
+    game.print_routes(f"{len(sizes.kids_seeds)} whole Kids games")
+    figures = {**game.figures("e2e_game"), **staleness.figures("e2e_game")}
+    if sizes.dice_game:
+        dice, _ = asyncio.run(_whole_game("dice", WHOLE_DICE_SEED))
+        dice.print_routes("one whole Dice game")
+        figures.update(dice.figures("e2e_dice_game"))
+    paced, paced_cost = asyncio.run(_bench(sizes.games, sizes.think,
+                                           moves=sizes.moves_per_game))
+    paced_cost.print_routes(f"{sizes.games} games at a person's pace")
+    if not sizes.ceiling_and_floor:
+        return {**figures, **paced}
+    saturated, _ = asyncio.run(_bench(sizes.games, think=None, name="saturated",
+                                      moves=sizes.moves_per_game))
+    alone, _ = asyncio.run(_bench(1, think=None, name="alone", moves=sizes.moves_per_game))
+    return {**figures, **paced,
             **{k.replace("e2e_", "e2e_saturated_"): v for k, v in saturated.items()},
             **{k.replace("e2e_", "e2e_one_game_"): v for k, v in alone.items()
                if k.endswith(("_p50", "_p99"))}}

@@ -36,20 +36,42 @@ import random
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-STEPS = tuple(int(x) for x in
-              os.environ.get("LOAD_STEPS", "8,32,64,128,200,260,320,400").split(","))
-WINDOW_S = float(os.environ.get("LOAD_WINDOW_S", "6"))
-BUDGET_S = float(os.environ.get("LOAD_BUDGET_S", "150"))
 P99_LIMIT_S = 1.0
-IDLE_GAMES = 40
-# a person's pace under Discord's limits
-PACED_STEPS = tuple(int(x) for x in
-                    os.environ.get("LOAD_PACED_STEPS", "8,16,24,32,48,64,96").split(","))
-PACED_WINDOW_S = float(os.environ.get("LOAD_PACED_WINDOW_S", "12"))
-PACED_BUDGET_S = float(os.environ.get("LOAD_PACED_BUDGET_S", "180"))
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much is measured: the steps of games, each step's window, each part's time
+    budget, the idle games of the memory figure."""
+
+    steps: tuple[int, ...]
+    window_s: float
+    budget_s: float
+    paced_steps: tuple[int, ...]
+    paced_window_s: float
+    paced_budget_s: float
+    idle_games: int = 40
+    settle_s: float = 1.0  # before a memory reading: the bot is done with what came
+
+
+def _steps(name: str, default: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in os.environ.get(name, default).split(","))
+
+
+FULL = Sizes(steps=_steps("LOAD_STEPS", "8,32,64,128,200,260,320,400"),
+             window_s=float(os.environ.get("LOAD_WINDOW_S", "6")),
+             budget_s=float(os.environ.get("LOAD_BUDGET_S", "150")),
+             # a person's pace under Discord's limits
+             paced_steps=_steps("LOAD_PACED_STEPS", "8,16,24,32,48,64,96"),
+             paced_window_s=float(os.environ.get("LOAD_PACED_WINDOW_S", "12")),
+             paced_budget_s=float(os.environ.get("LOAD_PACED_BUDGET_S", "180")))
+# one small step of each, a few idle games: seconds, to see that the module still works
+QUICK = Sizes(steps=(2,), window_s=2.0, budget_s=10.0, paced_steps=(2,),
+              paced_window_s=3.0, paced_budget_s=10.0, idle_games=4, settle_s=0.3)
 THINK_S = (1.0, 3.0)  # as in the e2e bench: a person looks at the board before clicking
 BOARD_P99_LIMIT_S = 2.0
 
@@ -149,14 +171,14 @@ async def _ack_times(fake: Any, since: float) -> list[float]:
     return out
 
 
-async def _measure(workdir: Path) -> dict[str, float]:
+async def _measure(workdir: Path, sizes: Sizes) -> dict[str, float]:
     from tests.fakediscord import FakeDiscord
     from tests.reliability.harness import BotProcess
 
     started = time.monotonic()
     out: dict[str, float] = {}
     async with FakeDiscord(token="load-" + os.urandom(8).hex()) as fake:
-        top = max(STEPS)
+        top = max(sizes.steps)
         guild = fake.add_guild("Load", channels=tuple(f"t{i}" for i in range(top)))
         people = [(fake.add_person(f"H{i}", guild), fake.add_person(f"G{i}", guild))
                   for i in range(top)]
@@ -166,8 +188,8 @@ async def _measure(workdir: Path) -> dict[str, float]:
         peak_rss = 0
         try:
             await fake.wait_for(lambda: fake.commands.get(guild.id), 30, "command sync")
-            for step in STEPS:
-                if time.monotonic() - started > BUDGET_S:
+            for step in sizes.steps:
+                if time.monotonic() - started > sizes.budget_s:
                     break
                 new = [Table(fake, guild.channel_ids[i], *people[i])
                        for i in range(len(tables), step)]
@@ -175,7 +197,7 @@ async def _measure(workdir: Path) -> dict[str, float]:
                 tables += new
                 moves_before = sum(t.moves for t in tables)
                 window_start = time.perf_counter()
-                until = time.monotonic() + WINDOW_S
+                until = time.monotonic() + sizes.window_s
                 await asyncio.gather(*(t.play(until) for t in tables), return_exceptions=True)
                 elapsed = time.perf_counter() - window_start
                 acks = await _ack_times(fake, window_start)
@@ -196,14 +218,14 @@ async def _measure(workdir: Path) -> dict[str, float]:
     return out
 
 
-async def _idle_memory(workdir: Path) -> float:
+async def _idle_memory(workdir: Path, sizes: Sizes) -> float:
     """KiB of bot memory per started game that nobody plays."""
     from tests.fakediscord import FakeDiscord
     from tests.reliability.harness import BotProcess
 
     warm = 4
     async with FakeDiscord(token="idle-" + os.urandom(8).hex()) as fake:
-        n = warm + IDLE_GAMES
+        n = warm + sizes.idle_games
         guild = fake.add_guild("Idle", channels=tuple(f"t{i}" for i in range(n)))
         tables = [Table(fake, guild.channel_ids[i], fake.add_person(f"H{i}", guild),
                         fake.add_person(f"G{i}", guild)) for i in range(n)]
@@ -212,19 +234,19 @@ async def _idle_memory(workdir: Path) -> float:
         try:
             await fake.wait_for(lambda: fake.commands.get(guild.id), 30, "command sync")
             await asyncio.gather(*(t.open() for t in tables[:warm]))
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(sizes.settle_s)
             before = bot.rss_kib()
             for chunk in range(warm, n, 10):
                 await asyncio.gather(*(t.open() for t in tables[chunk:chunk + 10]))
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(sizes.settle_s)
             after = bot.rss_kib()
         finally:
             await bot.stop()
-    return round((after - before) / IDLE_GAMES, 1)
+    return round((after - before) / sizes.idle_games, 1)
 
 
-async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
-    """Games at a person's pace, added in ``PACED_STEPS``, with Discord's limits enforced
+async def _paced(workdir: Path, sizes: Sizes, *, limits: bool) -> dict[str, float]:
+    """Games at a person's pace, added in ``sizes.paced_steps``, with Discord's limits enforced
     (``limits``) or not: the largest step whose move acks p99 < 1 s and boards p99 < 2 s."""
     from tests.fakediscord import FakeDiscord
     from tests.reliability.harness import BotProcess
@@ -233,7 +255,7 @@ async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
     started = time.monotonic()
     out: dict[str, float] = {f"load_{name}_games": 0.0}
     async with FakeDiscord(token=f"{name}-" + os.urandom(8).hex(), limits=limits) as fake:
-        top = max(PACED_STEPS)
+        top = max(sizes.paced_steps)
         guild = fake.add_guild("Paced", channels=tuple(f"t{i}" for i in range(top)))
         people = [(fake.add_person(f"H{i}", guild), fake.add_person(f"G{i}", guild))
                   for i in range(top)]
@@ -244,8 +266,8 @@ async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
         try:
             await fake.wait_for(lambda: fake.commands.get(guild.id), 30, "command sync")
             await asyncio.sleep(1.5)  # start-up's burst of requests leaves the global window
-            for step in PACED_STEPS:
-                if time.monotonic() - started > PACED_BUDGET_S:
+            for step in sizes.paced_steps:
+                if time.monotonic() - started > sizes.paced_budget_s:
                     print(f"   ({name}: time budget spent before {step} games)", flush=True)
                     break
                 new = [Table(fake, guild.channel_ids[i], *people[i], think=THINK_S, seed=i)
@@ -265,7 +287,7 @@ async def _paced(workdir: Path, *, limits: bool) -> dict[str, float]:
                 hits_before, requests_before = fake.rate_limit_hits, len(fake.requests)
                 global_before = fake.limits.global_hits
                 window_start = time.perf_counter()
-                until = time.monotonic() + PACED_WINDOW_S
+                until = time.monotonic() + sizes.paced_window_s
                 await asyncio.gather(*(t.play(until) for t in tables), return_exceptions=True)
                 elapsed = time.perf_counter() - window_start
                 timings = [x for t in tables for x in t.timings]
@@ -307,14 +329,16 @@ def _warnings(log_file: Path) -> list[str]:
     return [line[:300] for line in lines if " WARNING " in line or " ERROR " in line]
 
 
-def run() -> dict[str, float]:
+def run(quick: bool = False) -> dict[str, float]:
+    """``quick``: two games a step, one step of each kind, four idle games."""
     logging.getLogger("tests").setLevel(logging.ERROR)
+    sizes = QUICK if quick else FULL
     with tempfile.TemporaryDirectory() as tmp:
-        figures = asyncio.run(_paced(Path(tmp), limits=True))
+        figures = asyncio.run(_paced(Path(tmp), sizes, limits=True))
         figures["load_games_per_token"] = figures["load_limited_games"]
         figures["load_rate_limit_hits"] = figures.get("load_limited_rate_limit_hits", 0.0)
         if os.environ.get("LOAD_PACED_UNLIMITED") == "1":
-            figures.update(asyncio.run(_paced(Path(tmp), limits=False)))
-        figures.update(asyncio.run(_measure(Path(tmp))))
-        figures["memory_per_game_kib"] = asyncio.run(_idle_memory(Path(tmp)))
+            figures.update(asyncio.run(_paced(Path(tmp), sizes, limits=False)))
+        figures.update(asyncio.run(_measure(Path(tmp), sizes)))
+        figures["memory_per_game_kib"] = asyncio.run(_idle_memory(Path(tmp), sizes))
     return figures

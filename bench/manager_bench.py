@@ -21,6 +21,7 @@ import random
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import engine
@@ -30,6 +31,22 @@ from engine.manager.store import Seat
 
 GAMES = 200
 MOVES_PER_GAME = 15
+STORE_GAMES = 20
+THINK_S = (0.5, 1.5)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much is measured: the full run's sizes, or ``QUICK``'s (seconds, to see that
+    the module still works)."""
+
+    games: int = GAMES
+    moves_per_game: int = MOVES_PER_GAME
+    store_games: int = STORE_GAMES
+    think: tuple[float, float] = THINK_S
+
+
+QUICK = Sizes(games=8, moves_per_game=4, store_games=2, think=(0.05, 0.15))
 
 
 def pct(values: list[float], p: float) -> float:
@@ -37,14 +54,15 @@ def pct(values: list[float], p: float) -> float:
     return round(values[min(len(values) - 1, int(len(values) * p))] * 1000, 3)
 
 
-async def store_moves(folder: Path) -> tuple[list[float], list[float]]:
+async def store_moves(folder: Path, games: int = STORE_GAMES
+                      ) -> tuple[list[float], list[float]]:
     """Per move: engine + one-hop commit; and the same commit statement by statement."""
     store = await Store.open(folder / "store.sqlite3")
     one_hop: list[float] = []
     per_statement: list[float] = []
     rng = random.Random(1)
     try:
-        for n in range(20):
+        for n in range(games):
             gid = await store.games.create_lobby("kids", {}, 1, n, 1, [Seat(0, 1, "a"),
                                            Seat(1, 2, "b")], lobby_deadline=None,
                                            on_leave="skip", now=0)
@@ -84,7 +102,7 @@ def engine_json(snapshot: dict[str, object]) -> str:
 
 
 async def many_games(folder: Path, think: tuple[float, float], *,
-                     group_commit: bool = True) -> list[float]:
+                     group_commit: bool = True, sizes: Sizes = Sizes()) -> list[float]:
     name = f"games-{think[1]}-{group_commit}.sqlite3"
     store = await Store.open(folder / name, group_commit=group_commit)
     manager = GameManager(store, computer_delay=0, clock=SystemClock(),
@@ -98,7 +116,7 @@ async def many_games(folder: Path, think: tuple[float, float], *,
         lobby = await manager.create_lobby("kids" if i % 2 else "dice", {}, a, 1, i)
         await manager.join(lobby.game_id, b)
         gid = (await manager.start_game(lobby.game_id, a.user_id)).game_id
-        for _ in range(MOVES_PER_GAME):
+        for _ in range(sizes.moves_per_game):
             await asyncio.sleep(rng.uniform(*think))
             view = manager.get(gid) if manager.is_active(gid) else None
             if view is None:
@@ -112,20 +130,20 @@ async def many_games(folder: Path, think: tuple[float, float], *,
             latencies.append(time.perf_counter() - started)
 
     try:
-        await asyncio.gather(*(one_game(i) for i in range(GAMES)))
+        await asyncio.gather(*(one_game(i) for i in range(sizes.games)))
     finally:
         await manager.close()
         await store.close()
     return latencies
 
 
-async def measure() -> dict[str, float]:
+async def measure(sizes: Sizes = Sizes()) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        one_hop, per_statement = await store_moves(folder)
-        paced = await many_games(folder, (0.5, 1.5))
-        paced_single = await many_games(folder, (0.5, 1.5), group_commit=False)
-        saturated = await many_games(folder, (0.0, 0.0))
+        one_hop, per_statement = await store_moves(folder, sizes.store_games)
+        paced = await many_games(folder, sizes.think, sizes=sizes)
+        paced_single = await many_games(folder, sizes.think, group_commit=False, sizes=sizes)
+        saturated = await many_games(folder, (0.0, 0.0), sizes=sizes)
     return {
         "store_move_ms_p50": pct(one_hop, 0.5),
         "store_move_ms_p99": pct(one_hop, 0.99),
@@ -140,5 +158,7 @@ async def measure() -> dict[str, float]:
     }
 
 
-def run() -> dict[str, float]:
-    return asyncio.run(measure())
+def run(quick: bool = False) -> dict[str, float]:
+    """``quick``: 8 games of 4 moves, thinking a tenth as long (the figure names keep
+    saying 200: they are the full run's)."""
+    return asyncio.run(measure(QUICK if quick else Sizes()))

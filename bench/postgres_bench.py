@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import engine
-from engine.manager.deadlines import Chore
 from engine.manager.store import Seat, Store
 from engine.manager.store.postgres import PostgresDatabase
 from engine.manager.store.shared import SharedGames
@@ -35,6 +34,7 @@ from tools.pg_server import PostgresServer, find_bindir
 
 GAMES = 20
 MOVES = 40
+ROUNDS = 3  # of the locked and the chores ways, alternated
 
 
 def pct(values: list[float], p: float) -> float:
@@ -45,14 +45,15 @@ def pct(values: list[float], p: float) -> float:
 Locking = Callable[[int], contextlib.AbstractAsyncContextManager[None]]
 
 
-async def moves(store: Store, locked: Locking | None = None) -> list[float]:
+async def moves(store: Store, locked: Locking | None = None, *, games: int = GAMES,
+                most: int = MOVES) -> list[float]:
     """Per move: engine + the move's commit, the same seeded moves on either backend
     (``locked``: each move under this game's lock, as the manager does it on PostgreSQL
     with other processes)."""
     rng = random.Random(1)
     took: list[float] = []
     channels = itertools.count(await _channels_used(store))
-    for n in range(GAMES):
+    for n in range(games):
         gid = await store.games.create_lobby(
             "kids", {}, 1, next(channels), 1, [Seat(0, 1, "a"), Seat(1, 2, "b")],
             lobby_deadline=None, on_leave="skip", now=0)
@@ -61,7 +62,7 @@ async def moves(store: Store, locked: Locking | None = None) -> list[float]:
         await store.games.start_game(gid, seed=n, options=game.options,
                                      snapshot=game.to_dict(), seats=[], turn_deadline=None,
                                      now=0)
-        while not game.is_over and len(game.history) < MOVES:
+        while not game.is_over and len(game.history) < most:
             ply = len(game.history)
             action = rng.choice(game.legal_actions())
             started = time.perf_counter()
@@ -80,12 +81,13 @@ async def _channels_used(store: Store) -> int:
     return int(row[0]) if row is not None else 1
 
 
-async def measure() -> dict[str, float]:
+async def measure(games: int = GAMES, most: int = MOVES, rounds: int = ROUNDS
+                  ) -> dict[str, float]:
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         store = await Store.open(Path(tmp) / "bench.sqlite3")
         try:
-            lite = await moves(store)
+            lite = await moves(store, games=games, most=most)
         finally:
             await store.close()
     figures["move_commit_ms_p50_sqlite"] = pct(lite, 0.5)
@@ -97,7 +99,7 @@ async def measure() -> dict[str, float]:
     with PostgresServer(bindir, durable=True) as server:
         store = await Store.connect(server.url())
         try:
-            pg = await moves(store)
+            pg = await moves(store, games=games, most=most)
             db = store.database
             assert isinstance(db, PostgresDatabase)
             shared = SharedGames(db)
@@ -106,14 +108,15 @@ async def measure() -> dict[str, float]:
                 return shared.locked(gid, "bench")
 
             def new(gid: int) -> contextlib.AbstractAsyncContextManager[None]:
+                # the chore as the store keeps it (a ChoreRow: what, due at, claimed until)
                 return shared.locked(gid, "bench",
-                                     chore=lambda: Chore("reminder", time.time() + 30))
+                                     chore=lambda: ("reminder", time.time() + 30, None))
 
             # alternate the two ways in rounds, so the machine's noise hits both alike
             locked, chores = [], []
-            for _ in range(3):
-                locked += await moves(store, old)
-                chores += await moves(store, new)
+            for _ in range(rounds):
+                locked += await moves(store, old, games=games, most=most)
+                chores += await moves(store, new, games=games, most=most)
         finally:
             await store.close()
     figures["move_commit_ms_p50_postgres"] = pct(pg, 0.5)
@@ -126,5 +129,6 @@ async def measure() -> dict[str, float]:
     return figures
 
 
-def run() -> dict[str, float]:
-    return asyncio.run(measure())
+def run(quick: bool = False) -> dict[str, float]:
+    """``quick``: 2 games of 10 moves, one round (the module still works)."""
+    return asyncio.run(measure(2, 10, 1) if quick else measure())

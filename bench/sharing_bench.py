@@ -43,7 +43,7 @@ MOVES = 40
 CONCURRENT = 8
 
 
-async def make_games(url: str) -> list[int]:
+async def make_games(url: str, games: int = GAMES) -> list[int]:
     """Lobbies started by one manager (the game ids), then it stops."""
     store = await Store.connect(url)
     manager = GameManager(store, computer_delay=0, clock=ManualClock(),
@@ -51,7 +51,7 @@ async def make_games(url: str) -> list[int]:
     await manager.start(run_timers=False)
     ids = []
     try:
-        for n in range(GAMES):
+        for n in range(games):
             view = await manager.create_lobby("kids", {}, Player(1, "a"), 1, 10_000 + n)
             await manager.join(view.game_id, Player(2, "b"))
             await manager.start_game(view.game_id, 1)
@@ -62,7 +62,8 @@ async def make_games(url: str) -> list[int]:
     return ids
 
 
-async def worker(url: str, games: list[int], me: int, processes: int) -> dict[str, Any]:
+async def worker(url: str, games: list[int], me: int, processes: int, most: int = MOVES
+                 ) -> dict[str, Any]:
     """Play the moves of ``games`` whose ply falls to this process (``processes``: how
     many share each game's moves)."""
     store = await Store.connect(url)
@@ -79,7 +80,7 @@ async def worker(url: str, games: list[int], me: int, processes: int) -> dict[st
                 if not manager.is_active(game_id):
                     return
                 view = manager.get(game_id)
-                if view.ply >= MOVES:
+                if view.ply >= most:
                     return
                 if view.ply % processes != me or view.turn is None:
                     await asyncio.sleep(0.002)  # the other process's move: wait for news
@@ -117,11 +118,12 @@ def pct(values: list[float], p: float) -> float:
     return round(values[min(len(values) - 1, int(len(values) * p))] * 1000, 2) if values else 0
 
 
-def measure_with(server: PostgresServer, way: str) -> dict[str, float]:
+def measure_with(server: PostgresServer, way: str, count: int = GAMES, most: int = MOVES
+                 ) -> dict[str, float]:
     dbname = f"bench_sharing_{way}"
     asyncio.run(create_database(server, dbname))
     url = server.url(dbname)
-    games = asyncio.run(make_games(url))
+    games = asyncio.run(make_games(url, count))
     if way == "1proc":
         parts = [(games, 0, 1)]
     elif way == "2proc_split":
@@ -129,7 +131,7 @@ def measure_with(server: PostgresServer, way: str) -> dict[str, float]:
     else:
         parts = [(games, 0, 2), (games, 1, 2)]
     workers = [subprocess.Popen([sys.executable, "-m", "bench.sharing_bench", "worker", url,
-                                 json.dumps(part), str(me), str(share)],
+                                 json.dumps(part), str(me), str(share), str(most)],
                                 stdout=subprocess.PIPE) for part, me, share in parts]
     took: list[float] = []
     began, ended = [], []
@@ -146,7 +148,9 @@ def measure_with(server: PostgresServer, way: str) -> dict[str, float]:
             f"sharing_move_ms_p99_{tag}": pct(took, 0.99)}
 
 
-def run() -> dict[str, float]:
+def run(quick: bool = False) -> dict[str, float]:
+    """``quick``: 4 games of 6 moves (the module still works)."""
+    count, most = (4, 6) if quick else (GAMES, MOVES)
     bindir = find_bindir()
     if bindir is None:
         print("PostgreSQL is not installed: the sharing figures are skipped", flush=True)
@@ -154,13 +158,14 @@ def run() -> dict[str, float]:
     figures: dict[str, float] = {}
     with PostgresServer(bindir, durable=True) as server:
         for way in ("1proc", "2proc_split", "2proc_alternate"):
-            figures.update(measure_with(server, way))
+            figures.update(measure_with(server, way, count, most))
     return figures
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["worker"]:
-        url, games, me, processes = sys.argv[2], json.loads(sys.argv[3]), *map(int, sys.argv[4:6])
-        print(json.dumps(asyncio.run(worker(url, games, me, processes))))
+        url, games = sys.argv[2], json.loads(sys.argv[3])
+        me, processes, most = map(int, sys.argv[4:7])
+        print(json.dumps(asyncio.run(worker(url, games, me, processes, most))))
     else:
         print(run())

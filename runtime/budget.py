@@ -43,7 +43,8 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -60,14 +61,25 @@ BURST = 0.1  # of a process's part of a window, what may leave at once (at least
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
 
+#: how soon someone is looking for the requests sent now (``GlobalBudget.urgent``; 0:
+#: nobody yet), read by the pace in the request's own task (aiohttp awaits the trace there)
+_URGENT: ContextVar[int] = ContextVar("rest_request_urgency", default=0)
+
+DM_OPENING = "/users/@me/channels"  # POST: the DM channel with one person (the body names)
+
 # Interaction endpoints, which Discord does not count against the global limit: the
 # interaction's response, and its token's webhook (followups, @original edits).
 _EXEMPT = re.compile(r"^/interactions/\d+/[^/]+/callback$|^/webhooks/\d+/[^/]+(/.*)?$")
 
 
-def flow_of(path: str) -> str:
+def flow_of(path: str) -> Hashable:
     """Whose request it is, for the pace's fairness (``fair_pace``): its channel (or
-    server), else the first part of its path (``users``, ``applications``)."""
+    server), else the first part of its path (``users``, ``applications``). Opening a DM
+    channel is a flow of its own each time: it is the first request of one person's DMs
+    (whose channel id it is to learn), and as one ``users`` flow a room of tables opening
+    at once queued every person's hand behind everyone's opening, one a round."""
+    if path == DM_OPENING:
+        return object()
     parts = path.strip("/").split("/")
     if parts[0] in ("channels", "guilds") and len(parts) > 1:
         return "/".join(parts[:2])
@@ -153,6 +165,18 @@ class GlobalBudget:
             self._pace.set(*self._rate_and_burst())
         return True
 
+    @staticmethod
+    @contextlib.contextmanager
+    def urgent(steps: int) -> Iterator[None]:
+        """Around the requests someone is looking for now (``cogs/table/urgency.py``: a
+        hand 1, a move's board 2): when requests wait their turn, these go first
+        (``FairPace.take``'s ``ahead``)."""
+        token = _URGENT.set(steps)
+        try:
+            yield
+        finally:
+            _URGENT.reset(token)
+
     def path_of(self, url: str) -> str | None:
         """The REST path of a request's URL (``/channels/1/messages``); None when it is
         not a REST request (the gateway, an attachment)."""
@@ -176,7 +200,7 @@ class GlobalBudget:
             return
         self.counts.paced += 1
         if self._pace is not None:
-            waited = await self._pace.take(flow_of(path))
+            waited = await self._pace.take(flow_of(path), ahead=_URGENT.get())
             if waited:
                 self.counts.waited += 1
                 self.counts.wait_seconds += waited

@@ -11,7 +11,11 @@ playing with no delay) has tags ahead of the virtual time. A flow with nothing w
 the next request of every backlogged flow rather than after the whole backlog, as in a
 plain queue, or after one request of each busy flow, as in plain fair queueing. It is only
 ahead once per quiet spell: its next request, if it comes before the others moved on,
-takes its turn like theirs.
+takes its turn like theirs. A request someone is looking for now (``ahead``: a dealt hand
+one step, a move's board two) goes further ahead still, before the quiet flows too: when a
+crowd of tables opens at once, their lobbies, hellos and hands queue for seconds, and a
+move's board must not wait behind them (it still waits behind its own channel's earlier
+requests).
 
 The clock and the sleep are injectable for tests.
 """
@@ -35,6 +39,7 @@ class FairPace:
         self._due = clock()  # when the next request would be due with no burst left
         self._virtual = 0.0  # the tag of the request that went last
         self._finish: dict[Hashable, float] = {}  # each flow's virtual finish time
+        self._queued: dict[Hashable, int] = {}  # each flow's requests waiting now
         self._waiting: list[tuple[float, int]] = []  # (tag, arrival) heap
         # each waiter's wake-up: only the one at the head is woken when the head goes (a
         # backlog of hundreds must not all wake for every request let go)
@@ -64,16 +69,29 @@ class FairPace:
         for wake in self._wakes.values():
             wake.set()
 
-    async def take(self, flow: Hashable = None) -> float:
-        """Wait for this request's turn; returns how long it waited (0 when it did not)."""
+    async def take(self, flow: Hashable = None, *, ahead: int = 0) -> float:
+        """Wait for this request's turn; returns how long it waited (0 when it did not).
+        ``ahead``: how soon someone is looking for it (0: nobody waits yet): unless its own
+        flow has requests still waiting (their order is kept), it goes that many virtual
+        steps before the quiet flows, so before every request less urgent than it."""
         if self._closed:
             raise asyncio.CancelledError("the pace is closed: the process is stopping")
         start = self._clock()
-        tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
+        if ahead > 0 and not self._queued.get(flow):
+            tag = self._virtual - 1.0 - ahead
+        else:
+            tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
         self._finish[flow] = tag + 1.0
+        if not self._waiting and max(self._due, start) - self._slack <= start:
+            # nobody waits and the bucket has a token: it goes now, without a place in the
+            # queue (most requests, whenever less is asked than the pace allows)
+            self._due = max(self._due, start) + self._every
+            self._went(tag)
+            return 0.0
         me = (tag, next(self._arrivals))
         heapq.heappush(self._waiting, me)
         self._wakes[me[1]] = wake = asyncio.Event()
+        self._queued[flow] = self._queued.get(flow, 0) + 1
         try:
             while True:
                 if self._closed:
@@ -92,6 +110,10 @@ class FairPace:
                 await self._sleep(free - now)  # (a smaller tag may come meanwhile)
         finally:
             del self._wakes[me[1]]
+            if self._queued[flow] > 1:
+                self._queued[flow] -= 1
+            else:
+                del self._queued[flow]
             if me in self._waiting:  # given up (cancelled): the next one is the head now
                 self._waiting.remove(me)
                 heapq.heapify(self._waiting)

@@ -13,8 +13,11 @@
     posts.py      posting in a game's channel; lobby, board and thread bookkeeping (kept
                   in the store, so any process can edit or tidy any game's messages)
     pace.py       at most Discord's message rate in any one channel
-    dms.py        the hand message kept per seat in the DMs (edited when the hand changes),
-                  the closed-door memory (both kept in the store too), one retry
+    dms.py        sending DMs: the hand message kept per seat (edited when the hand
+                  changes), one retry
+    dm_memory.py  what the bot knows of each person's DMs (channel, door, hand messages):
+                  the store's rows, with bounded caches in front
+    bounded.py    a mapping with a ceiling (what is kept in memory never grows for ever)
     prefs.py      per-server language and layout, per-person language: the only writer
     replies.py    ephemeral answers and the ``refusals`` guard
     shards.py     which servers this process looks after when several share the shards
@@ -35,12 +38,14 @@ from engine.manager.store import Posted, StoreUnavailable
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
 from .clicks import TableClicks
+from .dm_memory import DmMemory
 from .dms import DirectMessages
 from .pace import ChannelPace
 from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
 from .replies import InFlight
+from .urgency import Urgency, unhurried
 from .watch import Watch
 
 __all__ = ["ALL_ITEMS", "Desk"]
@@ -51,16 +56,19 @@ class Desk:
 
     def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
                  pace: ChannelPace | None = None, watch: Watch | None = None,
-                 board_button: bool = False) -> None:
+                 board_button: bool = False, urgent: Urgency = unhurried) -> None:
         """``posted``: the store's record of what was posted (``store.posted``), shared
         with every other process on the same database; ``watch``: told when each board is
         out (the bot's metrics: ``cogs/table/watch.py``); ``board_button``: the bot serves
-        the Activity (the lobby and the boards get "Play on the board")."""
+        the Activity (the lobby and the boards get "Play on the board"); ``urgent``: around
+        a board's post, for the bot's REST pace (``Posts``)."""
         self.manager = manager
         self.prefs = Preferences(bot)
-        self.posts = Posts(bot, manager, self.prefs, posted, pace, board_button=board_button)
-        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, posted)
-        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch)
+        self.posts = Posts(bot, manager, self.prefs, posted, pace, urgent,
+                           board_button=board_button)
+        self.dms = DirectMessages(bot, manager, self.prefs, self.posts, DmMemory(posted),
+                                  urgent)
+        self.announcer = Announcer(manager, self.prefs, self.posts, self.dms, watch, urgent)
         self.recovery = Recovery(bot, manager, self.prefs, self.posts, self.dms,
                                  self.announcer.game_over)
         # the clicks and commands under way: a clean stop lets them finish first
@@ -103,10 +111,11 @@ class Desk:
             finally:
                 self.recovered.set()
 
-    def close(self) -> None:
+    async def close(self) -> None:
         """At shutdown: delayed retries are dropped (the next start's recovery shows what
-        they would have)."""
+        they would have); the DM memory's notes are written."""
         self.dms.close()
+        await self.dms.memory.close()
         self.posts.close()
         self.announcer.close()
         for task in self._showing:

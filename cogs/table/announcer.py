@@ -40,6 +40,7 @@ from .dms import DirectMessages
 from .pictures import replay_file
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
+from .urgency import HAND_WANTED, Urgency, unhurried
 from .watch import Unwatched, Watch
 
 log = logging.getLogger(__name__)
@@ -52,13 +53,17 @@ class Announcer:
     """Turns the manager's events into channel messages, boards and hands."""
 
     def __init__(self, manager: GameManager, prefs: Preferences, posts: Posts,
-                 dms: DirectMessages, watch: Watch | None = None) -> None:
-        """``watch``: told when each change's board is out (the bot's metrics)."""
+                 dms: DirectMessages, watch: Watch | None = None,
+                 urgent: Urgency = unhurried) -> None:
+        """``watch``: told when each change's board is out (the bot's metrics);
+        ``urgent``: around what a player waits for to play on (a changed hand), so the
+        bot's REST pace lets it go first (the boards are ``Posts``' to mark)."""
         self._manager = manager
         self._prefs = prefs
         self._posts = posts
         self._dms = dms
         self._watch = watch or Unwatched()
+        self._urgent = urgent
         self._retries: set[asyncio.Task[None]] = set()
         # game -> the lines of moves whose moment was gone before anyone could act on it:
         # the move that ended the game (the final board says it, instead of a board of its
@@ -198,7 +203,10 @@ class Announcer:
             self._manager.get(event.game_id)
         except Refusal:
             return  # the game ended while this was waiting its turn: no hand to show now
-        await self._dms.deliver_hand(event.table, event.seat, event.observation)
+        # (the game's next events wait for this one: a move's board behind a dealt hand
+        # queued with the crowd of a room of tables opening at once waited seconds)
+        with self._urgent(HAND_WANTED):
+            await self._dms.deliver_hand(event.table, event.seat, event.observation)
 
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 import discord
 
-from engine import Refusal
 from engine.manager import GameManager, Player, Status, TableView
 from engine.manager.lobby import rematch_seats
 from engine.manager.store import StoreUnavailable
@@ -25,10 +24,10 @@ from ..i18n import t
 from . import messages
 from .choices import choices_view, describe, spaces_of
 from .dms import DirectMessages
-from .hand_clicks import HandInPlace, seat_on
+from .hand_clicks import HandInPlace
 from .hands import hand_payload
 from .pictures import choice_file
-from .posts import SENDING_FAILED, Posts
+from .posts import Posts
 from .prefs import Preferences, speaker_lang
 from .replies import (
     FILLED,
@@ -275,54 +274,22 @@ class TableClicks:
                 await self._in_place.game_over(interaction, game_id, lang)
                 return
             table = self._seat_or_refuse(game_id, interaction.user.id)
-            seat = table.seat_of(interaction.user.id)
-            in_place = in_place and table.game == "kids"
-            shown = seat_on(interaction.message, game_id) if in_place else None
-            if shown is not None and shown not in table.held_seats(interaction.user.id):
-                raise refusal("not_your_seat")  # the numbers on another seat's hand
-            # A move made from the hand message in the DMs: that message (showing the
-            # card's choices) becomes the new hand, an interaction response (outside
-            # Discord's global rate limit, where a DM would count), so the hand's own DM
-            # is not sent for this move.
-            mover = seat if in_place and seat is not None and seat == table.turn else None
-            if mover is not None:
-                self._dms.shown_by_click(game_id, mover, ply)
+            if in_place and table.game == "kids":
+                # a number on the hand message kept in the DMs: the move, and that message
+                # becomes the new hand (the hand's own owner from here on)
+                await self._in_place.play(interaction, table, action, ply, lang)
+                return
             await interaction.response.defer()
-            try:
-                moved = await self._manager.submit(game_id, interaction.user.id, action,
-                                                   expected_ply=ply, via=via(interaction),
-                                                   request_id=request_of(interaction))
-            except BaseException as exc:
-                if mover is not None:
-                    self._dms.not_shown_by_click(game_id, mover, ply)
-                if in_place and isinstance(exc, Refusal):
-                    # numbers of a turn gone by (or not this seat's turn): the message
-                    # shows the hand as it is, and the refusal says why
-                    await self._hand_again(interaction, table, seat, lang)
-                raise
+            moved = await self._manager.submit(game_id, interaction.user.id, action,
+                                               expected_ply=ply, via=via(interaction),
+                                               request_id=request_of(interaction))
             played = t("prompt.kept" if moved.kept_after_doubt else "prompt.played", lang,
                        move=describe(action, lang))
-            if mover is not None:
-                await self._in_place.played(interaction, game_id, mover, ply, played, lang)
-                return
             try:
                 await interaction.edit_original_response(content=played, view=None,
                                                          attachments=[])
             except discord.HTTPException:
                 log.debug("could not mark the move prompt as played", exc_info=True)
-
-    async def _hand_again(self, interaction: discord.Interaction, table: TableView,
-                          seat: int | None, lang: str) -> None:
-        """A refused number on a DM hand message: that message shows its seat's hand."""
-        shown = seat_on(interaction.message, table.game_id)
-        seat = shown if shown is not None else seat
-        if seat is None or seat not in table.held_seats(interaction.user.id):
-            return
-        try:
-            await self._in_place.made_true(interaction, table, seat, lang)
-        except SENDING_FAILED:
-            log.info("could not show the hand of game %d again", table.game_id,
-                     exc_info=True)
 
     async def back_to_cards(self, interaction: discord.Interaction, game_id: int, seat: int
                             ) -> None:

@@ -14,7 +14,8 @@ what to do now; a tap that finds the message out of date (a card no longer held,
 numbers of a turn gone by) turns it into the hand as it is.
 
 ``TableClicks`` asks whether a click is one of these (``applies``) and hands it here;
-the bookkeeping of what the message shows belongs to ``DirectMessages``.
+which message is each seat's hand and what it shows is the DM memory's (``dm_memory.py``),
+told here of each change.
 """
 
 from __future__ import annotations
@@ -28,13 +29,18 @@ import discord
 
 from engine import Refusal
 from engine.manager import GameManager, Status, TableView
+from engine.manager.store import DmHand
 from engine.observation import Observation
 
 from ..i18n import t
 from .buttons import BACK, CARD
+from .choices import describe
 from .dms import DirectMessages
 from .hands import choice_payload, choice_shown, hand_payload, hand_shown, over_payload
 from .posts import SENDING_FAILED
+from .replies import refusal
+from .requests import request_of
+from .watch import via
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +70,7 @@ class HandInPlace:
         self._bot = bot
         self._manager = manager
         self._dms = dms
+        self._memory = dms.memory  # which message is each seat's hand, and what it shows
 
     async def applies(self, interaction: discord.Interaction) -> bool:
         """A click on a message of the bot's that stays in the clicker's own DMs (a hand
@@ -72,7 +79,56 @@ class HandInPlace:
         message = interaction.message
         return (interaction.guild_id is None and message is not None
                 and not message.flags.ephemeral
-                and await self._dms.is_dm_of(interaction.user.id, interaction.channel_id))
+                and await self._memory.is_dm_of(interaction.user.id, interaction.channel_id))
+
+    async def play(self, interaction: discord.Interaction, table: TableView, action: str,
+                   ply: int, lang: str) -> None:
+        """A number tapped on the hand message: the move, and then the message (showing
+        the card's choices) becomes the new hand, an interaction response (outside
+        Discord's global rate limit, where a DM would count), so the hand's own DM is not
+        sent for this move. A refused number (a turn gone by, not this seat's turn): the
+        message shows the hand as it is, and the refusal says why."""
+        user = interaction.user.id
+        seat = table.seat_of(user)
+        shown = seat_on(interaction.message, table.game_id)
+        if shown is not None and shown not in table.held_seats(user):
+            raise refusal("not_your_seat")  # the numbers on another seat's hand
+        mover = seat if seat is not None and seat == table.turn else None
+        if mover is not None:
+            self._memory.shown_by_click(table.game_id, mover, ply)
+        await interaction.response.defer()
+        try:
+            moved = await self._manager.submit(table.game_id, user, action,
+                                               expected_ply=ply, via=via(interaction),
+                                               request_id=request_of(interaction))
+        except BaseException as exc:
+            if mover is not None:
+                self._memory.not_shown_by_click(table.game_id, mover, ply)
+            if isinstance(exc, Refusal):
+                await self._hand_again(interaction, table, shown if shown is not None
+                                       else seat, lang)
+            raise
+        played = t("prompt.kept" if moved.kept_after_doubt else "prompt.played", lang,
+                   move=describe(action, lang))
+        if mover is not None:
+            await self.played(interaction, table.game_id, mover, ply, played, lang)
+            return
+        try:  # (not this seat's turn as the click came, but the manager took the move)
+            await interaction.edit_original_response(content=played, view=None,
+                                                     attachments=[])
+        except discord.HTTPException:
+            log.debug("could not mark the move prompt as played", exc_info=True)
+
+    async def _hand_again(self, interaction: discord.Interaction, table: TableView,
+                          seat: int | None, lang: str) -> None:
+        """A refused number on a DM hand message: that message shows its seat's hand."""
+        if seat is None or seat not in table.held_seats(interaction.user.id):
+            return
+        try:
+            await self.made_true(interaction, table, seat, lang)
+        except SENDING_FAILED:
+            log.info("could not show the hand of game %d again", table.game_id,
+                     exc_info=True)
 
     async def offer(self, interaction: discord.Interaction, table: TableView, seat: int,
                     obs: Observation, actions: list[str], question: str, lang: str, *,
@@ -117,7 +173,7 @@ class HandInPlace:
         except SENDING_FAILED:
             log.info("could not show the new hand of game %d in place; editing it instead",
                      game_id, exc_info=True)
-            self._dms.not_shown_by_click(game_id, seat, ply)
+            self._memory.not_shown_by_click(game_id, seat, ply)
             with contextlib.suppress(Refusal):  # (unless the game ended meanwhile)
                 await self._dms.deliver_hand(self._manager.get(game_id), seat)
 
@@ -141,9 +197,10 @@ class HandInPlace:
 
     async def _noted(self, interaction: discord.Interaction, game_id: int, seat: int,
                      shows: str) -> None:
-        if interaction.message is not None:
-            await self._dms.hand_message_is(game_id, seat, interaction.user.id,
-                                           interaction.message, shows)
+        message = interaction.message
+        if message is not None:
+            await self._memory.hand_shows(DmHand(game_id, seat, interaction.user.id,
+                                                 message.channel.id, message.id, shows))
 
 
 async def _update(interaction: discord.Interaction, payload: dict[str, Any]) -> None:

@@ -33,6 +33,7 @@ from . import messages
 from .pace import ChannelPace
 from .pictures import BOARD, board_file
 from .prefs import Preferences
+from .urgency import BOARD_WATCHED, Urgency, unhurried
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +53,19 @@ class Posts:
     """Posts in a game's channel (or the thread it moved to) and remembers what it posted."""
 
     def __init__(self, bot: discord.Client, manager: GameManager, prefs: Preferences,
-                 posted: Posted, pace: ChannelPace | None = None, *,
-                 board_button: bool = False) -> None:
-        """``board_button``: the bot serves the Activity, so the lobby and every board of
-        a game in play carry "Play on the board"."""
+                 posted: Posted, pace: ChannelPace | None = None,
+                 urgent: Urgency = unhurried, *, board_button: bool = False) -> None:
+        """``urgent``: around a board's post, so the bot's REST pace lets it go before
+        what nobody is looking for yet (``runtime.budget.GlobalBudget.urgent``);
+        ``board_button``: the bot serves the Activity, so the lobby and every board of a
+        game in play carry "Play on the board"."""
         self._bot = bot
         self.board_button = board_button
         self._manager = manager
         self._prefs = prefs
         self._posted = posted
         self._pace = pace or ChannelPace()
+        self._urgent = urgent
         self._boards: dict[int, BoardsPosted] = {}
         self._dropping: set[asyncio.Task[None]] = set()  # store rows of ended games going
         # game -> its newest board being recorded (and the one before tidied): off the
@@ -162,7 +166,8 @@ class Posts:
                                   "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
         if allowed_mentions is not None:
             kwargs["allowed_mentions"] = allowed_mentions
-        message = await self.post(table, **kwargs)
+        with self._urgent(BOARD_WATCHED):  # (the tidying after it is not: it starts outside)
+            message = await self.post(table, **kwargs)
         if message is not None:
             boards = self._boards.setdefault(table.game_id, BoardsPosted())
             boards.ply = max(ply, boards.ply)

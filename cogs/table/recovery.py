@@ -205,7 +205,7 @@ class Recovery:
         found once and taken as its message (a grown-up's DMs hold one per seat)."""
         user_id = table.seats[seat].user_id
         assert user_id is not None
-        if await self._dms.kept_hand(table.game_id, seat) is None:
+        if await self._dms.memory.kept_hand(table.game_id, seat) is None:
             await self._adopt(table, seat, user_id)
         await self._dms.deliver_hand(table, seat)
 

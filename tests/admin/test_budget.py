@@ -68,7 +68,9 @@ def test_each_channel_is_a_flow_of_its_own() -> None:
     assert flow_of("/channels/1/messages") == flow_of("/channels/1/messages/2")
     assert flow_of("/channels/1/messages") != flow_of("/channels/2/messages")
     assert flow_of("/guilds/3/members/4") == "guilds/3"
-    assert flow_of("/users/@me/channels") == "users"
+    assert flow_of("/users/@me") == "users"
+    # each DM channel opened is the first request of a person's DMs: a flow of its own
+    assert flow_of("/users/@me/channels") != flow_of("/users/@me/channels")
 
 
 @pytest.mark.parametrize("path", [

@@ -104,3 +104,42 @@ async def test_a_stop_cancels_the_requests_still_waiting_and_any_new_one() -> No
     with pytest.raises(asyncio.CancelledError):
         await pace.take()
     assert pace.waiting == 0
+
+
+async def test_a_moves_board_goes_before_a_crowd_of_tables_opening_at_once() -> None:
+    # fifty tables open at once: each hello by DM is a quiet flow of its own, the hands
+    # just dealt go before them (one step ahead), and
+    # a move's board (two steps ahead) must not wait behind them all
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def one(flow: str, ahead: int = 0) -> None:
+        await pace.take(flow, ahead=ahead)
+        order.append(flow)
+
+    crowd = [asyncio.create_task(one(f"dm-{i}")) for i in range(40)]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    gone = len(order)
+    hands = [one(f"hand-{i}", ahead=1) for i in range(5)]  # dealt a moment before
+    await asyncio.gather(*hands, one("board", ahead=2), one("late-dm"), *crowd)
+    assert order.index("board") <= gone + 1, order
+    assert all(order.index(f"hand-{i}") <= gone + 6 for i in range(5)), order
+    assert order.index("late-dm") > 30, "a quiet flow still takes its turn behind the crowd"
+
+
+async def test_a_request_ahead_keeps_its_own_channels_order() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def one(name: str, flow: str, ahead: int = 0) -> None:
+        await pace.take(flow, ahead=ahead)
+        order.append(name)
+
+    crowd = [asyncio.create_task(one(f"dm-{i}", f"dm-{i}")) for i in range(10)]
+    lobby = asyncio.create_task(one("lobby edit", "table"))  # the board's channel, waiting
+    await asyncio.sleep(0)
+    await asyncio.gather(one("board", "table", ahead=2), lobby, *crowd)
+    assert order.index("lobby edit") < order.index("board"), order

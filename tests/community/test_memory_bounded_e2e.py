@@ -1,7 +1,8 @@
 """A bot that plays for months keeps only what its live games need: everything the Discord
 side remembers per game (lobby and board messages, boards posted, threads, "DMs are
-closed" notes), in its memory and in the store, is dropped when the game ends or its
-lobby is cancelled."""
+closed" notes, the hand messages' rows and notes, the moves a click shows), in its memory
+and in the store, is dropped when the game ends or its lobby is cancelled; what it keeps
+per person (their DM door) is a bounded cache of the store's rows, one entry a person."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
     assert store is not None
     # (the store's row goes just after the memory's)
     await until(lambda: kept_none(store), "no row kept of the lobby")
+    # the DM side: nothing per game, no note left to write, no channel being opened, and a
+    # door for each of the two people (Bob's closed), however many games they played
+    await until(lambda: desk.dms.held()["notes"] == 0, "the hand notes written")
+    assert desk.dms.held() == {"warned": 0, "shown_by_click": 0, "retries": 0,
+                               "doors": 2, "opening": 0, "hands": 0, "notes": 0}
 
 
 async def kept_none(store: Store) -> bool:

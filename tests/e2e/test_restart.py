@@ -118,3 +118,33 @@ async def test_a_final_board_a_crash_kept_from_discord_is_posted_after_the_resta
                 assert bot.desk is not None
                 await asyncio.wait_for(bot.desk.recovered.wait(), 10)  # all it shows again
                 assert final_board(fake, channel) is None, "never posted twice"
+
+
+def dm_channels_opened(fake: FakeDiscord) -> int:
+    """Requests the bot made to open a DM channel (each counts against its global limit)."""
+    return sum(1 for r in fake.requests if r.route == "POST /users/@me/channels")
+
+
+async def test_a_restarted_bot_opens_no_dm_channel_it_already_knew(tmp_path: Path) -> None:
+    db = tmp_path / "sequence.db"
+    async with FakeDiscord() as fake:
+        guild = fake.add_guild("Family")
+        alice, bob = fake.add_person("Alice"), fake.add_person("Bob")
+        with fake.pointed_at():
+            async with running_bot(fake, guild, db):
+                # opening and joining say hello by DM: each person's channel is opened
+                lobby = await (await alice.slash("sequence new", game="kids")).reply()
+                join = next(b["custom_id"] for b in lobby.buttons()
+                            if b["custom_id"].endswith(":join"))
+                await (await bob.click(lobby, join)).wait_ack()
+                await fake.wait_for(lambda: alice.dms() and bob.dms(), 5, "both hellos")
+            assert dm_channels_opened(fake) == 2
+            hellos = {p.name: len(p.dms()) for p in (alice, bob)}
+            # the bot is gone; a new one deals the hands into the same DMs, opening nothing
+            async with running_bot(fake, guild, db):
+                start = next(b["custom_id"] for b in lobby.buttons()
+                             if b["custom_id"].endswith(":start"))
+                await (await alice.click(lobby, start)).wait_ack()
+                for person in (alice, bob):
+                    await latest_hand(person, after=hellos[person.name])
+                assert dm_channels_opened(fake) == 2

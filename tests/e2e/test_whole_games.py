@@ -173,7 +173,7 @@ async def test_dms_opened_again_are_used_again_after_a_quiet_while(world: World)
     assert world.bot.desk is not None
     dms = world.bot.desk.dms
     now = [1000.0]
-    dms.clock = lambda: now[0]
+    dms.memory.clock = lambda: now[0]
     fake.faults.closed_dms.add(bob.id)
     lobby = await open_lobby(world, level="1")  # one card in hand: each move draws
     await join(world, lobby, "Bob")

@@ -91,14 +91,23 @@ async def test_nothing_is_kept_of_a_game_that_ended(store: Store) -> None:
     assert await store.posted.games_kept() == 1
 
 
-async def test_a_dm_door_keeps_its_channel_and_when_it_was_refused(store: Store) -> None:
+async def test_a_dm_door_keeps_its_channel_and_when_it_was_refused_or_reached(
+        store: Store) -> None:
     assert await store.posted.door(42) is None
     await store.posted.dm_channel_opened(42, 4200)
-    assert await store.posted.door(42) == DmDoor(42, 4200, None)
-    await store.posted.door_closed(42, at=1_700_000_000.5)
-    assert await store.posted.door(42) == DmDoor(42, 4200, 1_700_000_000.5)
-    await store.posted.door_open(42)
-    assert await store.posted.door(42) == DmDoor(42, 4200, None)
+    assert await store.posted.door(42) == DmDoor(42, 4200, None, None)
+    await store.posted.door_reached(42, at=1_700_000_000.0)
+    assert await store.posted.door(42) == DmDoor(42, 4200, None, 1_700_000_000.0)
+    await store.posted.door_closed(42, at=1_700_000_000.5)  # not reached since
+    assert await store.posted.door(42) == DmDoor(42, 4200, 1_700_000_000.5, None)
+    await store.posted.door_reached(42, at=1_700_000_001.0)  # open again
+    assert await store.posted.door(42) == DmDoor(42, 4200, None, 1_700_000_001.0)
+
+
+async def test_a_door_reached_before_its_channel_was_written_keeps_both(store: Store) -> None:
+    await store.posted.door_reached(44, at=7.0)
+    await store.posted.dm_channel_opened(44, 4400)
+    assert await store.posted.door(44) == DmDoor(44, 4400, None, 7.0)
 
 
 async def test_a_door_refused_before_its_channel_was_known_keeps_both(store: Store) -> None:
@@ -189,6 +198,19 @@ async def test_a_seats_hand_message_is_found_with_what_it_shows(store: Store) ->
     await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "choice:3"))
     assert (await store.posted.dm_hand(game, 0)).shows == "choice:3"  # type: ignore[union-attr]
     assert await store.posted.dm_hands_kept(42) == 1
+
+
+async def test_notes_of_what_hand_messages_show_go_in_one_write_and_spare_a_changed_row(
+        store: Store) -> None:
+    game = await a_game(store)
+    await store.posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion"))
+    await store.posted.dm_hand_shows(DmHand(game, 1, 43, 4300, 7002, "hand:bear"))
+    await store.posted.dm_hand_shows(DmHand(game, 1, 43, 4300, 7005, "hand:bear"))  # resent
+    await store.posted.dm_hands_show([DmHand(game, 0, 42, 4200, 7001, "choice:4"),
+                                      DmHand(game, 1, 43, 4300, 7002, "choice:5")])
+    assert (await store.posted.dm_hand(game, 0)).shows == "choice:4"  # type: ignore[union-attr]
+    # the note was of the message seat 1 had before: the row of its new one is untouched
+    assert await store.posted.dm_hand(game, 1) == DmHand(game, 1, 43, 4300, 7005, "hand:bear")
 
 
 async def test_a_message_tapped_for_another_seat_shows_only_that_seat(store: Store) -> None:

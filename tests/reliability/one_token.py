@@ -48,6 +48,7 @@ class Load:
     computer_channels: int = 6  # per shard
     people_tables: int = 1  # per shard
     window_s: float = 25.0  # how long the load runs and is measured, from its start
+    shards: int = SHARDS  # processes, one shard each
 
 
 @dataclass
@@ -186,11 +187,12 @@ async def people_table(fake: FakeDiscord, host: Person, guest: Person, channel: 
 
 async def run_phase(fake: FakeDiscord, url: str, workdir: Path, load: Load, *,
                     paced: bool) -> Phase:
-    """Start the four processes, open every game, measure ``load.window_s``, stop."""
+    """Start the processes (``load.shards``), open every game, measure ``load.window_s``,
+    stop."""
     computer_guilds = [fake.add_guild(f"Computers {s}", shard=s, channels=tuple(
-        f"c{i}" for i in range(load.computer_channels))) for s in range(SHARDS)]
+        f"c{i}" for i in range(load.computer_channels))) for s in range(load.shards)]
     people_guilds = [fake.add_guild(f"People {s}", shard=s, channels=tuple(
-        f"p{i}" for i in range(load.people_tables))) for s in range(SHARDS)]
+        f"p{i}" for i in range(load.people_tables))) for s in range(load.shards)]
     await prepare_database(url, [g.id for g in computer_guilds])
     hosts = [(fake.add_person(f"Host{g.id % 1000}-{i}", g), c)
              for g in computer_guilds for i, c in enumerate(g.channel_ids)]
@@ -200,17 +202,18 @@ async def run_phase(fake: FakeDiscord, url: str, workdir: Path, load: Load, *,
     phase = Phase(paced)
     processes = [BotProcess(fake, workdir / "unused.db", workdir / f"{phase.name}-{s}.log",
                             computer_delay=0.0, extra_env={
-                                "DATABASE_URL": url, "SHARD_COUNT": str(SHARDS),
+                                "DATABASE_URL": url, "SHARD_COUNT": str(load.shards),
                                 "SHARD_IDS": str(s), "CHANNEL_PACE": "5",
                                 "DISCORD_GLOBAL_LIMIT": "50" if paced else "0"})
-                 for s in range(SHARDS)]
+                 for s in range(load.shards)]
     try:
         await asyncio.gather(*(p.launch() for p in processes))
         await fake.wait_until_connected(120)
         await fake.wait_for(lambda: fake.commands.get(None), 60, "the global command sync")
         if paced:  # each process has counted the four (they started together)
-            await until(lambda: all("4 processes" in p.log() for p in processes),
-                        "every process to count four on the token", timeout=30)
+            await until(lambda: all(f"{load.shards} processes" in p.log()
+                                    for p in processes),
+                        f"every process to count {load.shards} on the token", timeout=30)
         phase.budget_lines = [next((line for line in reversed(p.log().splitlines())
                                     if "REST budget" in line), "") for p in processes]
         # the window: from the moment every table is asked to open, for window_s, the same
@@ -275,7 +278,7 @@ async def before_and_after(server_url: str, workdir: Path, load: Load) -> tuple[
     for paced in (False, True):
         name = "after" if paced else "before"
         url = await new_database(server_url, f"one_token_{name}_{os.getpid()}")
-        async with FakeDiscord(token=f"one-token-{os.urandom(6).hex()}", shards=SHARDS,
+        async with FakeDiscord(token=f"one-token-{os.urandom(6).hex()}", shards=load.shards,
                                limits=True) as fake:
             out.append(await run_phase(fake, url, workdir, load, paced=paced))
     return out[0], out[1]

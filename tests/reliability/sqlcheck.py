@@ -100,10 +100,13 @@ class _Checker:
             return True  # a module constant (ALL_CAPS), itself made of constants
         if isinstance(node, ast.Name):
             # a parameter of a wrapper that is itself an execute-like call (checked at its
-            # callers), e.g. Store._fetchone(sql, params)
+            # callers), e.g. Store._fetchone(sql, params), also when used from a function
+            # nested in it (run on the connection's thread) that does not bind the name
             scope = self.function_of(at)
-            if scope is not None and scope.name in EXECUTE:
-                return node.id in {a.arg for a in scope.args.args}
+            while scope is not None:
+                if node.id in {a.arg for a in scope.args.args}:
+                    return scope.name in EXECUTE
+                scope = self.function_of(scope)
             return False
         return _is_constant_name(node)
 

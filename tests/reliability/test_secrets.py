@@ -146,7 +146,15 @@ def test_the_sql_check_has_teeth(tmp_path: Path) -> None:
         "    where = ['a = ?']\n"
         "    where.append(name)\n"
         "    db.execute('SELECT 1 WHERE ' + ' AND '.join(where))\n"
-        "    db.execute('SELECT 1 WHERE id = ?', (n,))\n")
+        "    db.execute('SELECT 1 WHERE id = ?', (n,))\n"
+        "def g(db, sql):\n"  # a nested function does not make its outer's text safe
+        "    def inner(conn):\n"
+        "        conn.execute(sql)\n"
+        "def fetchone(db, sql):\n"  # ... unless the outer is an execute-like wrapper
+        "    def inner(conn):\n"
+        "        conn.execute(sql)\n"
+        "    def rebound(sql):\n"
+        "        conn.execute(sql)\n")
     import tests.reliability.sqlcheck as sqlcheck
 
     old = sqlcheck.ROOT
@@ -155,4 +163,4 @@ def test_the_sql_check_has_teeth(tmp_path: Path) -> None:
         lines = [s.line for s in unsafe_sql([bad])]
     finally:
         sqlcheck.ROOT = old
-    assert lines == [2, 3, 4, 7]
+    assert lines == [2, 3, 4, 7, 11, 16]

@@ -250,15 +250,32 @@ class SQLiteDatabase:
             return await cur.fetchone()
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        """One row of a read, under the lock (never inside someone else's transaction)."""
-        async with self._lock:
-            row: Row | None = await self._fetchone(sql, params)
+        """One row of a read, under the lock (never inside someone else's transaction), in
+        one hop to the connection's thread (aiosqlite's cursor takes three: execute, fetch,
+        close)."""
+        def one(db: sqlite3.Connection) -> Row | None:
+            cur = db.execute(sql, params)
+            try:
+                row: Row | None = cur.fetchone()
+            finally:
+                cur.close()
             return row
 
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Every row of a read, under the lock."""
         async with self._lock:
-            return list(await self._conn.execute_fetchall(sql, params))
+            found: Row | None = await self._conn._execute(  # type: ignore[no-untyped-call]
+                one, self._conn._conn)
+            return found
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Every row of a read, under the lock, in one hop."""
+        def every(db: sqlite3.Connection) -> list[Row]:
+            rows: list[Row] = db.execute(sql, params).fetchall()
+            return rows
+
+        async with self._lock:
+            found: list[Row] = await self._conn._execute(  # type: ignore[no-untyped-call]
+                every, self._conn._conn)
+            return found
 
     async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` (reads only) in the connection's thread, in one hop."""

@@ -38,12 +38,14 @@ class NewestBoard:
 
 @dataclass(frozen=True)
 class DmDoor:
-    """What is known of a person's DMs: their channel, and when a DM was last refused
-    (epoch seconds; None: not since the last one that got through)."""
+    """What is known of a person's DMs: their channel (opened once: its id never changes),
+    when a DM was last refused, and when one last reached them (epoch seconds; None: not
+    since the last one that got through, and never or not since a refusal)."""
 
     user_id: int
     dm_channel: int | None = None
     closed_at: float | None = None
+    reached_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,12 @@ class Posted:
         locks = "postgres" if db.backend == "postgres" else "sqlite"
         self._LOBBY_SQL, self._NEWEST_SQL = _LOBBY[locks], _NEWEST[locks]
         self._FREE_HAND_SQL = _FREE_HAND[locks]
+
+    @property
+    def shared(self) -> bool:
+        """Whether other processes write these rows too (then what one process remembers
+        of them may be out of date); else this process is their only writer."""
+        return self._db.shared
 
     # -- lobbies -----------------------------------------------------------------------
 
@@ -222,11 +230,13 @@ class Posted:
 
     async def door(self, user_id: int) -> DmDoor | None:
         row = await self._db.fetchone(
-            "SELECT dm_channel, closed_at FROM dm_doors WHERE user_id = ?", (user_id,))
+            "SELECT dm_channel, closed_at, reached_at FROM dm_doors WHERE user_id = ?",
+            (user_id,))
         if row is None:
             return None
         return DmDoor(user_id, None if row[0] is None else int(row[0]),
-                      None if row[1] is None else float(row[1]))
+                      None if row[1] is None else float(row[1]),
+                      None if row[2] is None else float(row[2]))
 
     async def dm_channel_opened(self, user_id: int, channel_id: int, *,
                                 now: float | None = None) -> None:
@@ -239,21 +249,26 @@ class Posted:
         await self._db.write(work)
 
     async def door_closed(self, user_id: int, at: float, *, now: float | None = None) -> None:
-        """A DM to ``user_id`` was refused at ``at`` (epoch seconds)."""
+        """A DM to ``user_id`` was refused at ``at`` (epoch seconds): not reached since."""
         async def work(db: Tx) -> None:
             await db.execute(
                 "INSERT INTO dm_doors (user_id, closed_at, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET closed_at = excluded.closed_at,"
-                " updated_at = excluded.updated_at", (user_id, at, _now(now)))
+                " reached_at = NULL, updated_at = excluded.updated_at",
+                (user_id, at, _now(now)))
 
         await self._db.write(work)
 
-    async def door_open(self, user_id: int, *, now: float | None = None) -> None:
-        """A DM reached ``user_id``: a refusal kept for them is over."""
+    async def door_reached(self, user_id: int, at: float, *, now: float | None = None
+                           ) -> None:
+        """A DM reached ``user_id`` at ``at`` (epoch seconds): a refusal kept for them is
+        over."""
         async def work(db: Tx) -> None:
             await db.execute(
-                "UPDATE dm_doors SET closed_at = NULL, updated_at = ?"
-                " WHERE user_id = ? AND closed_at IS NOT NULL", (_now(now), user_id))
+                "INSERT INTO dm_doors (user_id, reached_at, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET reached_at = excluded.reached_at,"
+                " closed_at = NULL, updated_at = excluded.updated_at",
+                (user_id, at, _now(now)))
 
         await self._db.write(work)
 
@@ -284,6 +299,18 @@ class Posted:
                 " updated_at = excluded.updated_at",
                 (hand.game_id, hand.seat, hand.user_id, hand.dm_channel, hand.message_id,
                  hand.shows, _now(now)))
+
+        await self._db.write(work)
+
+    async def dm_hands_show(self, hands: list[DmHand], *, now: float | None = None) -> None:
+        """What each of these seats' hand messages shows now, in one transaction (notes
+        kept a moment by the Discord side, so a click's note costs no commit of its own).
+        A row whose message changed meanwhile (taken over, gone) is left as it is."""
+        async def work(db: Tx) -> None:
+            await db.executemany(
+                "UPDATE dm_hands SET shows = ?, updated_at = ?"
+                " WHERE game_id = ? AND seat = ? AND message_id = ?",
+                [(h.shows, _now(now), h.game_id, h.seat, h.message_id) for h in hands])
 
         await self._db.write(work)
 
