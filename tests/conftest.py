@@ -18,6 +18,18 @@ from tools.pg_server import PostgresServer, find_bindir
 
 _databases = itertools.count(1)
 
+#: The longest tests (``make test`` prints them: ``--durations``), started first. The
+#: parallel run hands each worker a block of the collection in order and lets idle workers
+#: steal from the ends of the others' blocks; collected last, these held one worker busy
+#: alone for the run's last minute while the other cores idled.
+LONGEST_FIRST = ("tests/test_bench.py", "tests/manager/test_races.py",
+                 "tests/community/test_pace_e2e.py", "tests/reliability/",
+                 "tests/e2e/test_rest_proxy.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))  # (stable)
+
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:

@@ -82,7 +82,9 @@ async def a_table(tmp_path: Path, browser: Any = None, **bot: Any) -> AsyncItera
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
-    async with a_table(tmp_path) as world:
+    # a seeded deal: a test reading what a move did gets the same move every run (one
+    # unseeded run in many gave Bob a Dragon first, and his move placed no chip)
+    async with a_table(tmp_path, game_seed=7) as world:
         yield world
 
 

@@ -14,6 +14,7 @@ from engine.manager import Store
 from tests.e2e.people import begin_game, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess
+from tests.waiting import until
 
 
 def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int,
@@ -53,6 +54,17 @@ async def begin(fake: FakeDiscord, host: Person, guest: Person) -> FakeMessage:
 async def nothing_owed(store: Store) -> bool:
     """No process owes any announcement (every change told: ``deliveries`` is empty)."""
     return not await store.database.fetchall("SELECT game_id FROM deliveries")
+
+
+async def all_told(store: Store, *processes: BotProcess, timeout: float = 10.0) -> None:
+    """Wait until no process owes an announcement; failing, say what is owed and what the
+    processes logged last (an owed row alone does not say which process dropped it)."""
+    try:
+        await until(lambda: nothing_owed(store), "every announcement told", timeout)
+    except AssertionError as exc:
+        owed = await store.database.fetchall("SELECT * FROM deliveries")
+        logs = "\n".join(p.log()[-4000:] for p in processes)
+        raise AssertionError(f"{exc}: still owed {owed}\n{logs}") from None
 
 
 def game_of(final: FakeMessage) -> str:

@@ -27,9 +27,8 @@ from tests.e2e.people import (
 from tests.e2e.test_restart import begun
 from tests.fakediscord import FakeDiscord, FakeMessage
 from tests.reliability.harness import error_lines
-from tests.waiting import until
 
-from .processes import begin, game_of, nothing_owed, two_processes
+from .processes import all_told, begin, game_of, two_processes
 
 
 def dm_clicks(fake: FakeDiscord, shard: int, game_id: str) -> int:
@@ -120,7 +119,7 @@ async def test_a_tidy_server_keeps_one_board_when_both_processes_post_its_boards
             # both processes told everything they owed (their promises kept): nothing
             # late deletes the last one, nor adds one
             async with await Store.connect(postgres_url) as watcher:
-                await until(lambda: nothing_owed(watcher), "every announcement told")
+                await all_told(watcher, p0, p1)
             (kept,) = boards(fake, one.channel_id)
             assert kept.id == max(m.id for m in every if any(
                 f.filename == "board.png" for f in m.files))

@@ -176,7 +176,9 @@ async def test_dms_opened_again_are_used_again_after_a_quiet_while(world: World)
     dms.memory.clock = lambda: now[0]
     fake.faults.closed_dms.add(bob.id)
     lobby = await open_lobby(world, level="1")  # one card in hand: each move draws
-    await join(world, lobby, "Bob")
+    # joining knocks on Bob's DMs: refused, and he is told so before the game starts
+    warning = await (await bob.click(lobby, label="Join")).reply()
+    assert "cannot send you direct messages" in warning.content
     await start(world, lobby)
     table = world.bot.manager.table_for_channel(world.guild.channel_id)
     assert table is not None and dms.closed(bob.id)

@@ -153,3 +153,56 @@ def test_a_password_never_reaches_a_message() -> None:
     assert redacted("postgresql://bot:s3cret@db.internal:5432/seq") == (
         "postgresql://bot@db.internal:5432/seq")
     assert redacted("postgresql://bot@127.0.0.1:5432/seq") == "postgresql://bot@127.0.0.1:5432/seq"
+
+
+LOCK_KEY = (0x7E57, 42)
+
+
+async def _last_query_of(url: str, pid: int) -> str:
+    other = await asyncpg.connect(url)
+    try:
+        return str(await other.fetchval(
+            "SELECT query FROM pg_stat_activity WHERE pid = $1", pid))
+    finally:
+        await other.close()
+
+
+async def test_a_pooled_connection_still_holding_a_lock_lets_it_go_on_its_way_back(
+    postgres_url: str
+) -> None:
+    from engine.manager.store.postgres import PostgresDatabase
+    from engine.manager.store.shared import LOCK
+
+    db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
+    try:
+        async with db.pool.acquire() as conn:  # (its unlock never said: a task cancelled)
+            await db.locks.lock(conn, LOCK, *LOCK_KEY)
+            pid = conn.get_server_pid()
+        other = await asyncpg.connect(postgres_url)
+        try:
+            assert await other.fetchval("SELECT pg_try_advisory_lock($1, $2)", *LOCK_KEY)
+        finally:
+            await other.close()
+        assert "pg_advisory_unlock_all" in await _last_query_of(postgres_url, pid)
+    finally:
+        await db.close()
+
+
+async def test_a_pooled_connection_that_let_its_lock_go_returns_without_a_reset(
+    postgres_url: str
+) -> None:
+    from engine.manager.store.postgres import PostgresDatabase
+    from engine.manager.store.shared import LOCK, UNLOCK
+
+    db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
+    try:
+        async with db.pool.acquire() as conn:
+            await db.locks.lock(conn, LOCK, *LOCK_KEY)
+            await db.locks.unlock(conn, UNLOCK, *LOCK_KEY)
+            pid = conn.get_server_pid()
+        # the last thing the connection's session did was the unlock: no round trip more
+        assert await _last_query_of(postgres_url, pid) == UNLOCK
+        async with db.pool.acquire() as again:  # and the same session serves the next use
+            assert again.get_server_pid() == pid
+    finally:
+        await db.close()

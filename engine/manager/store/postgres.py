@@ -49,6 +49,7 @@ from .backend import (
     said_as_outages,
 )
 from .outages import RETRY_EVERY, Outages
+from .session_locks import SessionLocks
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -221,8 +222,11 @@ class PostgresDatabase:
     shared = True  # any number of bot processes on one database (docs/SCALING.md)
 
     def __init__(self, pool: asyncpg.Pool, url: str, session: str = "", *,
-                 retry_every: float = RETRY_EVERY) -> None:
+                 retry_every: float = RETRY_EVERY, locks: SessionLocks | None = None) -> None:
         self._pool = pool
+        #: the session-level locks its connections may hold: a connection is reset on its
+        #: way back into the pool only while it may hold one (the pool's ``reset``)
+        self.locks = locks if locks is not None else SessionLocks()
         self.url = url
         self.schema_version = 0
         self.session = session  # this process's name among the others (SESSION_PREFIX)
@@ -271,17 +275,18 @@ class PostgresDatabase:
         ``StoreUnavailable`` if the database cannot be reached."""
         session = secrets.token_hex(8)
         logging.getLogger("asyncpg.pool").addFilter(_POOL_FLOOR_QUIET)  # (once: a set)
+        locks = SessionLocks()
         try:
             pool = await asyncpg.create_pool(
                 url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT,
-                command_timeout=COMMAND_TIMEOUT,
+                command_timeout=COMMAND_TIMEOUT, reset=locks.reset,
                 server_settings={"application_name": SESSION_PREFIX + session})
         except Exception as exc:
             reason = unavailable_reason(exc)
             if reason is None:
                 raise
             raise StoreUnavailable(reason) from exc
-        db = cls(pool, url, session)
+        db = cls(pool, url, session, locks=locks)
         try:
             with db.faults():
                 await db._migrate(upto)
@@ -311,7 +316,7 @@ class PostgresDatabase:
         async with self._pool.acquire() as conn:
             # Session-level: held across the per-migration transactions below, and let go
             # even if one fails (the finally), or by the server if this process dies.
-            await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+            await self.locks.lock(conn, "SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
             try:
                 version = await _stored_version(conn)
                 if version > len(known):
@@ -335,7 +340,8 @@ class PostgresDatabase:
                     version = number
                 self.schema_version = version
             finally:
-                await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+                await self.locks.unlock(conn, "SELECT pg_advisory_unlock($1)",
+                                        MIGRATION_LOCK)
 
     # -- reading -----------------------------------------------------------------------
 

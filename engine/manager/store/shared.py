@@ -45,6 +45,7 @@ from .postgres import (
     hold_on,
     holding,
 )
+from .session_locks import SessionLocks
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ log = logging.getLogger(__name__)
 #: never meet the migration lock or another application's.
 GAME_LOCKS = 0x5E9
 SHOWING_LOCKS = 0x5EA  # showing a table again (two processes never both post what is missing)
+LOCK = "SELECT pg_advisory_lock($1, $2)"
+UNLOCK = "SELECT pg_advisory_unlock($1, $2)"
 CHANNEL = "sequence_games"
 
 #: A game's next chore as stored: (what, due_at, claimed_until).
@@ -176,8 +179,7 @@ class SharedGames:
 
         with self._db.faults():
             async with self._db.pool.acquire() as conn:
-                await conn.execute("SELECT pg_advisory_lock($1, $2)", space, game_id,
-                                   timeout=LOCK_WAIT)
+                await self._db.locks.lock(conn, LOCK, space, game_id, timeout=LOCK_WAIT)
                 try:
                     with holding(conn, also, after if chore is not None else None):
                         try:
@@ -185,10 +187,10 @@ class SharedGames:
                         finally:
                             again = held_connection()
                             if again is not None and again is not conn:  # (hold_again)
-                                await _unlock(again, space, game_id)
+                                await _unlock(self._db.locks, again, space, game_id)
                                 await self._db.pool.release(again)
                 finally:
-                    await _unlock(conn, space, game_id)
+                    await _unlock(self._db.locks, conn, space, game_id)
 
     async def hold_again(self, game_id: int) -> None:
         """This task's lock of ``game_id`` went with its connection (a commit whose answer
@@ -202,8 +204,8 @@ class SharedGames:
         with self._db.faults():
             conn = await self._db.pool.acquire()
             try:
-                await conn.execute("SELECT pg_advisory_lock($1, $2)", GAME_LOCKS, game_id,
-                                   timeout=LOCK_WAIT)
+                await self._db.locks.lock(conn, LOCK, GAME_LOCKS, game_id,
+                                          timeout=LOCK_WAIT)
             except BaseException:
                 await self._db.pool.release(conn)
                 raise
@@ -363,9 +365,10 @@ class SharedGames:
                 await listener.close()
 
 
-async def _unlock(conn: asyncpg.Connection, space: int, game_id: int) -> None:
+async def _unlock(locks: SessionLocks, conn: asyncpg.Connection, space: int, game_id: int
+                  ) -> None:
     """Let a game's lock go (a connection that broke lost it with its session: nothing to
     undo then)."""
     with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError,
                              asyncpg.exceptions.InternalClientError):
-        await conn.execute("SELECT pg_advisory_unlock($1, $2)", space, game_id)
+        await locks.unlock(conn, UNLOCK, space, game_id)
