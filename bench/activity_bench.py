@@ -22,9 +22,9 @@ chip was drawn, when each table was drawn, by the wall clock the bench shares).
   open (``_cpu``); ``chat_cpu_ms_per_move``, for scale: the whole bot process's CPU per
   chat move (``/proc/<pid>/stat``, 10 ms ticks, over a whole game).
 
-``run(quick=True)`` plays one game of each, people looking less long, and no saturated
-game (about half a minute: it still starts bot processes, a PostgreSQL and Chromium); the
-full run three of each.
+``run(quick=True)`` plays the first ``QUICK_TURNS`` turns of one game of each, people
+looking less long, and no saturated game (it still starts bot processes, a PostgreSQL and
+Chromium); the full run three whole games of each.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "activity" / "web" / "dist"
 SEEDS = (7, 11, 23)
 PAUSE = 0.6  # seconds a person looks at the board before moving (a quick child)
+QUICK_TURNS = 6  # a quick run's games stop after this many turns of the people
 
 
 def run(quick: bool = False) -> dict[str, float]:
@@ -83,11 +84,13 @@ async def _run(quick: bool) -> dict[str, float]:
     await asyncio.to_thread(ensure_built)
     figures: dict[str, float] = {"activity_bundle_kib_gz": bundle_kib_gz()}
     games = 1 if quick else 3
+    turns = QUICK_TURNS if quick else None
     async with _chromium() as browser:
         figures.update(await _one_process(browser, games, loads=2 if quick else 8,
-                                          pause=0.2 if quick else PAUSE, saturated=not quick))
-        figures.update(await _cpu(games))
-        figures.update(await _two_processes(browser, games))
+                                          pause=0.2 if quick else PAUSE, saturated=not quick,
+                                          turns=turns))
+        figures.update(await _cpu(games, turns))
+        figures.update(await _two_processes(browser, games, turns))
     return figures
 
 
@@ -173,13 +176,13 @@ class Timings:
         self.saturated_updates: list[float] = []
 
 
-async def _one_process(browser: Any, games: int, loads: int, pause: float, saturated: bool
-                       ) -> dict[str, float]:
+async def _one_process(browser: Any, games: int, loads: int, pause: float, saturated: bool,
+                       turns: int | None = None) -> dict[str, float]:
     timings = Timings()
     with tempfile.TemporaryDirectory() as folder:
         for game in range(games):
             await _timed_game(browser, Path(folder), game, loads if game == 0 else 0,
-                              timings, pause)
+                              timings, pause, turns)
         if saturated:
             await _timed_game(browser, Path(folder), 0, 0, timings, 0.0)
     first, taps, updates = timings.first, timings.taps, timings.updates
@@ -200,7 +203,7 @@ async def _one_process(browser: Any, games: int, loads: int, pause: float, satur
 
 
 async def _timed_game(browser: Any, folder: Path, game: int, loads: int, timings: Timings,
-                      pause: float) -> None:
+                      pause: float, turns: int | None = None) -> None:
     """One seeded Kids game: Alice taps on her page, Bob plays from his DMs, Carol watches;
     ``loads`` cold pages opened first; each looks ``pause`` seconds before moving (0: at
     once, timed as saturated)."""
@@ -226,7 +229,8 @@ async def _timed_game(browser: Any, folder: Path, game: int, loads: int, timings
             screens = [await open_screen(browser, fake, base, p, guild.channel_id)
                        for p in (alice, bob, carol)]
             await play_until_over(fake, guild.channel_id, [alice, bob],
-                                  _turns(fake, alice, screens, timings, pause))
+                                  _turns(fake, alice, screens, timings, pause),
+                                  stop_after=turns)
             taps = timings.taps if pause else timings.saturated_taps
             for tap in await screens[0].page.evaluate("() => window.__seq.taps"):
                 if tap["drawn"] is not None:
@@ -265,7 +269,7 @@ def _turns(fake: Any, tapper: Any, screens: list[Any], timings: Timings, pause: 
     return turn
 
 
-async def _cpu(games: int) -> dict[str, float]:
+async def _cpu(games: int, turns: int | None = None) -> dict[str, float]:
     """What the Activity costs the bot per move, beside what a chat move costs it.
 
     The Activity's own work for a move is the hub's (every event of the move to the frames
@@ -278,13 +282,13 @@ async def _cpu(games: int) -> dict[str, float]:
     chat = []
     with tempfile.TemporaryDirectory() as folder:
         for game in range(games):
-            chat.append(await _chat_cpu(Path(folder), game))
-        extra = [await _activity_cpu(Path(folder), game) for game in range(games)]
+            chat.append(await _chat_cpu(Path(folder), game, turns))
+        extra = [await _activity_cpu(Path(folder), game, turns) for game in range(games)]
     return {"chat_cpu_ms_per_move": round(statistics.median(chat), 2),
             "activity_extra_cpu_ms_per_move": round(statistics.median(extra), 3)}
 
 
-async def _chat_cpu(folder: Path, game: int) -> float:
+async def _chat_cpu(folder: Path, game: int, turns: int | None = None) -> float:
     from tests.e2e.people import begin_game, play_until_over, turn_from_dm
     from tests.fakediscord import FakeDiscord
 
@@ -298,7 +302,8 @@ async def _chat_cpu(folder: Path, game: int) -> float:
             await begin_game(fake, alice, bob, timeout=10)
             assert bot.pid is not None
             before = cpu_seconds(bot.pid)
-            await play_until_over(fake, guild.channel_id, [alice, bob], turn)
+            await play_until_over(fake, guild.channel_id, [alice, bob], turn,
+                                  stop_after=turns)
             spent = cpu_seconds(bot.pid) - before
             moves = sum(1 for i in fake.interactions.values()
                         if str(i.payload["data"].get("custom_id", "")
@@ -318,7 +323,7 @@ class _Page:
         self.frames += 1
 
 
-async def _activity_cpu(folder: Path, game: int) -> float:
+async def _activity_cpu(folder: Path, game: int, turns: int | None = None) -> float:
     """The Activity's CPU per move (ms) over one seeded Kids game made by pages."""
     from activity.hub import Hub
     from activity.play import Pace, parse
@@ -352,7 +357,7 @@ async def _activity_cpu(folder: Path, game: int) -> float:
         for page in pages:
             await hub.open(page)
         await manager.start_game(table.game_id, 1)
-        while manager.is_active(table.game_id):
+        while manager.is_active(table.game_id) and (turns is None or moves < turns):
             view = manager.get(table.game_id)
             assert view.turn is not None
             user = view.seats[view.turn].user_id or 0
@@ -372,7 +377,8 @@ async def _activity_cpu(folder: Path, game: int) -> float:
     return (timed.seconds + checks) * 1000 / max(1, moves)
 
 
-async def _two_processes(browser: Any, games: int) -> dict[str, float]:
+async def _two_processes(browser: Any, games: int, turns: int | None = None
+                         ) -> dict[str, float]:
     from tools.pg_server import PostgresServer, find_bindir
 
     bindir = find_bindir()
@@ -384,7 +390,7 @@ async def _two_processes(browser: Any, games: int) -> dict[str, float]:
         for game in range(games):
             with tempfile.TemporaryDirectory() as folder:
                 url = await _database(server, game)
-                await _two_process_game(browser, Path(folder), url, game, timings)
+                await _two_process_game(browser, Path(folder), url, game, timings, turns)
     finally:
         server.stop()
     return {"activity_update_ms_p99_two_processes": p99(timings.updates),
@@ -393,7 +399,7 @@ async def _two_processes(browser: Any, games: int) -> dict[str, float]:
 
 
 async def _two_process_game(browser: Any, folder: Path, url: str, game: int,
-                            timings: Timings) -> None:
+                            timings: Timings, turns: int | None = None) -> None:
     """Bob's DM moves at shard 0's process, the pages (Alice's, Carol's) at the other's."""
     from tests.activity.browser import open_screen, served
     from tests.e2e.people import play_until_over
@@ -418,7 +424,8 @@ async def _two_process_game(browser: Any, folder: Path, url: str, game: int,
             screens = [await open_screen(browser, fake, base, p, guild.channel_id)
                        for p in (alice, carol)]
             await play_until_over(fake, guild.channel_id, [alice, bob],
-                                  _turns(fake, alice, screens, timings, PAUSE))
+                                  _turns(fake, alice, screens, timings, PAUSE),
+                                  stop_after=turns)
             for screen in screens:
                 await screen.close()
 

@@ -209,14 +209,16 @@ async def turn_by_roll(person: Person, board: FakeMessage) -> None:
 
 
 async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Person],
-                          turn: Turn, *, max_turns: int = 400) -> FakeMessage:
+                          turn: Turn, *, max_turns: int = 400,
+                          stop_after: int | None = None) -> FakeMessage:
     """Let the people take their turns (computers play themselves) until the game ends.
 
-    Checks on the way that every board is a real PNG with alt text. Returns the final board.
+    Checks on the way that every board is a real PNG with alt text. Returns the final board,
+    or (``stop_after``: a bench's quick run) the board after that many people's turns.
     """
     by_id = {p.id: p for p in people}
     seen = 0
-    for _ in range(max_turns):
+    for taken in range(max_turns):
         def ready(after: int = seen) -> FakeMessage | None:
             done = final_board(fake, channel_id)
             if done is not None:
@@ -230,6 +232,8 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
         for b in boards(fake, channel_id):
             assert b.png_files() and b.files[0].description, "a PNG board with alt text"
         if any(c.startswith("seq:rematch:") for c in board.custom_ids()):
+            return board
+        if taken == stop_after:
             return board
         seen = len(boards(fake, channel_id))
         player = by_id[whose_turn(board)]  # type: ignore[index]

@@ -171,12 +171,11 @@ async def test_a_pooled_connection_still_holding_a_lock_lets_it_go_on_its_way_ba
     postgres_url: str
 ) -> None:
     from engine.manager.store.postgres import PostgresDatabase
-    from engine.manager.store.shared import LOCK
 
     db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
     try:
         async with db.pool.acquire() as conn:  # (its unlock never said: a task cancelled)
-            await db.locks.lock(conn, LOCK, *LOCK_KEY)
+            await db.locks.lock(conn, *LOCK_KEY)
             pid = conn.get_server_pid()
         other = await asyncpg.connect(postgres_url)
         try:
@@ -192,16 +191,16 @@ async def test_a_pooled_connection_that_let_its_lock_go_returns_without_a_reset(
     postgres_url: str
 ) -> None:
     from engine.manager.store.postgres import PostgresDatabase
-    from engine.manager.store.shared import LOCK, UNLOCK
+    from engine.manager.store.session_locks import UNLOCK_TWO
 
     db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
     try:
         async with db.pool.acquire() as conn:
-            await db.locks.lock(conn, LOCK, *LOCK_KEY)
-            await db.locks.unlock(conn, UNLOCK, *LOCK_KEY)
+            await db.locks.lock(conn, *LOCK_KEY)
+            await db.locks.unlock(conn, *LOCK_KEY)
             pid = conn.get_server_pid()
         # the last thing the connection's session did was the unlock: no round trip more
-        assert await _last_query_of(postgres_url, pid) == UNLOCK
+        assert await _last_query_of(postgres_url, pid) == UNLOCK_TWO
         async with db.pool.acquire() as again:  # and the same session serves the next use
             assert again.get_server_pid() == pid
     finally:

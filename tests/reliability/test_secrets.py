@@ -123,6 +123,9 @@ REVIEWED_SQL = {
     "await conn.execute(sql, *args)":
         "postgres.write's last statements and shared.schedule: shared._schedule's list, "
         "the module constant SCHEDULE; the chore's values are parameters",
+    "await conn.execute(full)":
+        "SessionLocks.reset: asyncpg's own reset query (Connection.get_reset_query), the "
+        "pool's default for a connection that may still hold an advisory lock",
     'await admin.execute(f\'CREATE DATABASE "{dbname}"\')':
         "bench.sharing_bench: a database name made of a constant prefix and the constant "
         "names of the ways measured, on a throwaway server",

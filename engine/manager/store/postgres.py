@@ -316,7 +316,7 @@ class PostgresDatabase:
         async with self._pool.acquire() as conn:
             # Session-level: held across the per-migration transactions below, and let go
             # even if one fails (the finally), or by the server if this process dies.
-            await self.locks.lock(conn, "SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+            await self.locks.lock(conn, MIGRATION_LOCK)
             try:
                 version = await _stored_version(conn)
                 if version > len(known):
@@ -340,8 +340,7 @@ class PostgresDatabase:
                     version = number
                 self.schema_version = version
             finally:
-                await self.locks.unlock(conn, "SELECT pg_advisory_unlock($1)",
-                                        MIGRATION_LOCK)
+                await self.locks.unlock(conn, MIGRATION_LOCK)
 
     # -- reading -----------------------------------------------------------------------
 

@@ -14,9 +14,14 @@ trip. A transaction left open is still rolled back by asyncpg itself before this
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import asyncpg
+
+#: A lock of one key (the migration's) or of two (a space, a game id): session-level.
+LOCK_ONE = "SELECT pg_advisory_lock($1)"
+LOCK_TWO = "SELECT pg_advisory_lock($1, $2)"
+UNLOCK_ONE = "SELECT pg_advisory_unlock($1)"
+UNLOCK_TWO = "SELECT pg_advisory_unlock($1, $2)"
 
 
 class SessionLocks:
@@ -25,30 +30,32 @@ class SessionLocks:
     def __init__(self) -> None:
         self._taken: Counter[int] = Counter()
 
-    async def lock(self, conn: asyncpg.Connection, sql: str, *key: int,
+    async def lock(self, conn: asyncpg.Connection, *key: int,
                    timeout: float | None = None) -> None:
-        """Take a lock with ``sql`` (``SELECT pg_advisory_lock(...)``): counted before it
-        is asked, so a wait cut short still has the connection reset in full."""
+        """Take the lock of ``key`` (one number, or two), waiting for it: counted before
+        it is asked, so a wait cut short still has the connection reset in full."""
         self._taken[conn.get_server_pid()] += 1
-        await conn.execute(sql, *key, timeout=timeout)
+        if len(key) == 1:
+            await conn.execute(LOCK_ONE, *key, timeout=timeout)
+        else:
+            await conn.execute(LOCK_TWO, *key, timeout=timeout)
 
-    async def unlock(self, conn: asyncpg.Connection, sql: str, *key: int) -> None:
-        """Let a lock go with ``sql`` (``SELECT pg_advisory_unlock(...)``); counted only
-        once the server said so (raises as ``execute`` does)."""
-        await conn.execute(sql, *key)
+    async def unlock(self, conn: asyncpg.Connection, *key: int) -> None:
+        """Let the lock of ``key`` go; counted only once the server said so (raises as
+        ``execute`` does)."""
+        if len(key) == 1:
+            await conn.execute(UNLOCK_ONE, *key)
+        else:
+            await conn.execute(UNLOCK_TWO, *key)
         pid = conn.get_server_pid()
         self._taken[pid] -= 1
         if self._taken[pid] <= 0:
             del self._taken[pid]
 
-    def may_hold(self, conn: Any) -> bool:
-        return self._taken.get(conn.get_server_pid(), 0) > 0
-
     async def reset(self, conn: asyncpg.Connection) -> None:
         """The pool's ``reset``: asyncpg's own full reset only for a connection that may
         still hold a lock."""
-        pid = conn.get_server_pid()
-        if self._taken.pop(pid, 0) > 0:
-            query = conn.get_reset_query()
-            if query:
-                await conn.execute(query)
+        if self._taken.pop(conn.get_server_pid(), 0) > 0:
+            full = conn.get_reset_query()
+            if full:
+                await conn.execute(full)

@@ -53,8 +53,6 @@ log = logging.getLogger(__name__)
 #: never meet the migration lock or another application's.
 GAME_LOCKS = 0x5E9
 SHOWING_LOCKS = 0x5EA  # showing a table again (two processes never both post what is missing)
-LOCK = "SELECT pg_advisory_lock($1, $2)"
-UNLOCK = "SELECT pg_advisory_unlock($1, $2)"
 CHANNEL = "sequence_games"
 
 #: A game's next chore as stored: (what, due_at, claimed_until).
@@ -179,7 +177,7 @@ class SharedGames:
 
         with self._db.faults():
             async with self._db.pool.acquire() as conn:
-                await self._db.locks.lock(conn, LOCK, space, game_id, timeout=LOCK_WAIT)
+                await self._db.locks.lock(conn, space, game_id, timeout=LOCK_WAIT)
                 try:
                     with holding(conn, also, after if chore is not None else None):
                         try:
@@ -204,8 +202,7 @@ class SharedGames:
         with self._db.faults():
             conn = await self._db.pool.acquire()
             try:
-                await self._db.locks.lock(conn, LOCK, GAME_LOCKS, game_id,
-                                          timeout=LOCK_WAIT)
+                await self._db.locks.lock(conn, GAME_LOCKS, game_id, timeout=LOCK_WAIT)
             except BaseException:
                 await self._db.pool.release(conn)
                 raise
@@ -371,4 +368,4 @@ async def _unlock(locks: SessionLocks, conn: asyncpg.Connection, space: int, gam
     undo then)."""
     with contextlib.suppress(asyncpg.PostgresError, OSError, asyncpg.InterfaceError,
                              asyncpg.exceptions.InternalClientError):
-        await locks.unlock(conn, UNLOCK, space, game_id)
+        await locks.unlock(conn, space, game_id)
