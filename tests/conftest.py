@@ -72,7 +72,11 @@ async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
     name = f"test_{os.getpid()}_{next(_databases)}"
     admin = await asyncpg.connect(postgres_server.url())
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        # A copy of the template's files: a quarter of the default's time (WAL_LOG writes
+        # every block of it to the WAL: 166 against 40 ms here, for each of the hundreds of
+        # PostgreSQL tests); with fsync off its checkpoints cost little.
+        copy = " STRATEGY FILE_COPY" if admin.get_server_version().major >= 15 else ""
+        await admin.execute(f'CREATE DATABASE "{name}"{copy}')
     finally:
         await admin.close()
     yield postgres_server.url(name)

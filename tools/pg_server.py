@@ -1,6 +1,8 @@
 """A throwaway PostgreSQL server for the tests and the benchmark: started, used, removed.
 
-Nothing is started by hand: ``initdb`` into a temporary directory, ``pg_ctl start`` on a
+Nothing is started by hand: ``initdb`` into a temporary directory (once a process: each
+further server starts from a copy of that first, untouched cluster, a few times cheaper
+than ``initdb``), ``pg_ctl start`` on a
 free loopback port (listening on 127.0.0.1 only, its unix socket inside that directory),
 and at the end ``pg_ctl stop -m fast`` and the directory removed. PostgreSQL refuses to run
 as root, so when we are root the directory is given to the ``postgres`` user and every
@@ -12,6 +14,7 @@ server command runs as that user (``runuser``). The binaries are found through
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import logging
@@ -25,6 +28,10 @@ import tempfile
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+#: Per binaries folder, a cluster ``initdb`` made in this process and never started: every
+#: server copies it (removed when the process exits).
+_TEMPLATES: dict[Path, Path] = {}
 
 
 def find_bindir() -> Path | None:
@@ -94,9 +101,23 @@ class PostgresServer:
         except OSError:
             return ""
 
-    def start(self) -> PostgresServer:
-        self._run(str(self.bindir / "initdb"), "-D", str(self.data), "-U", self.user,
+    def _template(self) -> Path:
+        """This process's untouched cluster (made now, the first time)."""
+        made = _TEMPLATES.get(self.bindir)
+        if made is not None and made.exists():
+            return made
+        folder = Path(tempfile.mkdtemp(prefix="pg-template-"))
+        atexit.register(shutil.rmtree, folder, True)
+        if self._as:
+            owner = pwd.getpwnam("postgres")
+            os.chown(folder, owner.pw_uid, owner.pw_gid)
+        self._run(str(self.bindir / "initdb"), "-D", str(folder / "data"), "-U", self.user,
                   "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+        _TEMPLATES[self.bindir] = folder / "data"
+        return folder / "data"
+
+    def start(self) -> PostgresServer:
+        self._run("cp", "-a", str(self._template()), str(self.data))
         for _ in range(5):  # a free port can be taken between asking and binding
             self.port = free_port()
             try:
