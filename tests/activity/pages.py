@@ -96,7 +96,8 @@ class PageClient:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise AssertionError(f"timed out after {timeout} s waiting for {what}; "
-                                     f"last frame: {self.frames[-1:] }")
+                                     f"refused: {self.refusals()[-3:]}; "
+                                     f"last frame: {self.frames[-1:]}")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
 
@@ -126,19 +127,26 @@ class PageClient:
                                       "my turn", timeout)
 
     async def play(self, action: str, ply: int) -> dict[str, Any]:
-        """Make a move as a person would: sent, and once more after a pause if the bot said
-        to slow down (its pace per person); the table once it shows the move made."""
+        """Make a move as a person would (``tap``); the table once it shows the move made."""
+        return await self.tap({"t": "move", "action": action, "ply": ply},
+                              lambda table: table["ply"] > ply, f"the move {action}")
+
+    async def tap(self, message: dict[str, Any], done: Callable[[dict[str, Any]], bool],
+                  what: str) -> dict[str, Any]:
+        """Send ``message`` as a person taps: once more after a pause if the bot said to
+        slow down (its pace per person, which a test tapping at once soon meets); the
+        table once ``done(table)``. Any other refusal fails."""
         for _ in range(10):
             refused = len(self.refusals())
-            await self.send({"t": "move", "action": action, "ply": ply})
+            await self.send(message)
             await self.wait_for(lambda n=refused: (self.table is not None
-                                                   and self.table["ply"] > ply)
-                                or len(self.refusals()) > n, "the move, or a refusal")
-            if self.table is not None and self.table["ply"] > ply:
+                                                   and done(self.table))
+                                or len(self.refusals()) > n, f"{what}, or a refusal")
+            if self.table is not None and done(self.table):
                 return self.table
             assert self.refusals()[-1]["code"] == "too_fast", self.refusals()[-1]
             await asyncio.sleep(0.4)  # (a person's pause before tapping again)
-        raise AssertionError(f"the move {action} was never made")
+        raise AssertionError(f"{what}: never done")
 
     async def close(self) -> None:
         if self._ws is not None:

@@ -246,11 +246,11 @@ async def test_play_again_from_the_end_seats_everyone_again(table: Table) -> Non
         await mover.play(next((a for a in legal if "@" in a), legal[0]), turn["ply"])
     end = await pages["Bob"].table_where(lambda t: t["over"] is not None, "the end")
     assert end["over"]["played"]
-    await pages["Bob"].send({"t": "rematch"})
+    await pages["Bob"].tap({"t": "rematch"}, lambda t: t["game_id"] != game_id, "a rematch")
     lobby = await pages["Alice"].table_where(
         lambda t: t["status"] == "lobby" and t["game_id"] != game_id, "the rematch's lobby")
     assert [s["name"] for s in lobby["seats"]] == ["Alice", "Bob"]
     assert lobby["lobby"]["can_start"], "Alice, the first person seated, is its host"
-    await pages["Alice"].send({"t": "start"})
+    await pages["Alice"].tap({"t": "start"}, lambda t: t["status"] == "playing", "the start")
     await pages["Bob"].table_where(lambda t: t["status"] == "playing"
                                    and t["game_id"] == lobby["game_id"], "the new game")
