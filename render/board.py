@@ -252,13 +252,15 @@ def board_png(obs: Mapping[str, Any], *, names: Sequence[str], lang: str = "en",
     return png
 
 
-def clear_board_cache() -> None:
-    """Forget every cached board picture and every drawn base (tests; a font or sprite
-    changed): the next board is drawn from nothing."""
+def clear_board_cache(*, bases: bool = False) -> None:
+    """Forget every cached board picture: the next board is drawn as a new position is
+    (the bench's measure of a move). ``bases``: forget the drawn bases too (tests; a font
+    or sprite changed), so the next board is drawn from nothing."""
     with _png_lock:
         _pngs.clear()
-    with _base_lock:
-        _bases.clear()
+    if bases:
+        with _base_lock:
+            _bases.clear()
 
 
 def boards_cached() -> int:

@@ -107,7 +107,7 @@ def test_same_observation_gives_the_same_bytes_even_after_the_caches_are_rebuilt
     obs = played("kids", 3, 20).observation(None)
     first = render.board_png(obs, names=NAMES[:3], lang="no")
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
-    board_module.clear_board_cache()
+    board_module.clear_board_cache(bases=True)
     assert render.board_png(obs, names=NAMES[:3], lang="no") == first
 
 
@@ -168,7 +168,7 @@ def test_rendering_from_many_threads_gives_the_serial_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     observations = [played(kind, 2, n).observation(None)
                     for kind in ("kids", "dice") for n in (5, 15, 25)]
-    board_module.clear_board_cache()
+    board_module.clear_board_cache(bases=True)
     monkeypatch.setattr(board_module, "BOARD_CACHE_SIZE", 0)  # every call really draws
     with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
         parallel = list(pool.map(lambda o: render.board_png(o, names=NAMES), observations * 3))
