@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.manager import OPEN
 from tests.waiting import until
 
 from .harness import (
@@ -181,7 +182,7 @@ class KillRun:
 
     def active_in(self, games: dict[int, GameTruth], channel: int) -> GameTruth | None:
         for g in games.values():
-            if g.channel_id == channel and g.status in ("lobby", "playing"):
+            if g.channel_id == channel and g.status in OPEN:
                 return g
         return None
 

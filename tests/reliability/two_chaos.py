@@ -40,6 +40,7 @@ from typing import Any
 
 import asyncpg
 
+from engine.manager import OPEN
 from tests.e2e.processes import shard_process
 from tests.fakediscord import FakeGuild, FakeMessage, Person
 from tests.waiting import until
@@ -414,7 +415,7 @@ class TwoKillRun:
         while time.monotonic() < self.deadline:
             await self.up[shard].wait()
             game = next((g for g in (await self.truth()).values()
-                         if g.channel_id == channel and g.status in ("lobby", "playing")), None)
+                         if g.channel_id == channel and g.status in OPEN), None)
             try:
                 if game is None:
                     await host.slash("sequence new", channel=channel, timeout=4,
