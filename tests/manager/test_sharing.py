@@ -353,3 +353,55 @@ async def test_moves_a_dead_process_never_told_are_told_in_order_before_anything
         await live.close()
         await live_store.close()
         await doomed_store.close()
+
+
+async def test_a_promise_is_kept_though_a_refused_click_held_the_game_as_its_telling_ended(
+        two: tuple[GameManager, GameManager]) -> None:
+    """Ann's move is told while a stale click of Bob's waits inside the game's lock (the
+    other process holds the game in the database): the click changes nothing and promises
+    nothing, so the move's promise must be marked kept when its telling ends, not left to
+    run out (another process would then show the table again, and every check of "all
+    told" waits for it: the two-process tidy-board test failed so)."""
+    from engine.manager.store.shared import SharedGames
+    from tests.manager.conftest import two_player_game
+
+    a, b = two
+    game_id = await two_player_game(a, channel=CHANNEL)
+    db = a.store.database
+    assert isinstance(db, PostgresDatabase) and isinstance(b.store.database, PostgresDatabase)
+    holder = SharedGames(b.store.database)
+    held, release = asyncio.Event(), asyncio.Event()
+    clicks: list[asyncio.Task[Any]] = []
+
+    async def hold() -> None:
+        async with holder.locked(game_id):
+            held.set()
+            await release.wait()
+
+    async def waiting_for_the_lock() -> bool:
+        return bool(await db.pool.fetchval(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))
+
+    class StaleClick:
+        async def on_event(self, event: Any) -> None:
+            if isinstance(event, Moved) and not clicks:
+                clicks.append(asyncio.create_task(hold()))
+                await held.wait()
+                legal = a.observation_for(game_id, BOB.user_id)["legal"]
+                clicks.append(asyncio.create_task(
+                    a.submit(game_id, BOB.user_id, legal[0], expected_ply=0)))
+                await until(waiting_for_the_lock, "the stale click inside the game's lock")
+
+    a.add_listener(StaleClick())
+    legal = [x for x in a.observation_for(game_id, ANN.user_id)["legal"] if "@" in x]
+    await a.submit(game_id, ANN.user_id, legal[0], expected_ply=0)
+    release.set()
+    with pytest.raises(Refusal) as refused:
+        await clicks[1]
+    assert refused.value.code == "already_played"
+    await clicks[0]
+
+    async def nothing_owed() -> bool:
+        return not await db.pool.fetchval("SELECT count(*) FROM deliveries")
+
+    await until(nothing_owed, "the move's promise marked kept", 5)

@@ -254,10 +254,18 @@ class SharedDatabase:
     async def delivered(self, game_id: int, through: int | None) -> None:
         """The promise is kept as far as the game was told (``through`` moves; None: as
         far as this process holds it, read before asking: a change made meanwhile keeps
-        its own). Not while the lock is held: a change under way promised again."""
-        if self._locals.locked(game_id):
-            return
+        its own).
+
+        Also while the game's lock is held: what holds it may be a click refused, which
+        promises nothing and so would never mark this promise kept (it ran out instead,
+        and another process showed the table again). A change under way that did promise
+        is safe from this mark: it writes how far its promise goes (``through_ply``) in
+        its own transaction, beyond ``through``, and the mark removes a promise only as
+        far as ``through``. Only "as far as this process holds it" waits for the lock:
+        the table then may already show a change not yet told."""
         if through is None:
+            if self._locals.locked(game_id):
+                return
             table = self._tables.get(game_id)
             through = (table.view().ply if table is not None
                        else await self._log.last_ply(game_id) + 1)
