@@ -92,7 +92,8 @@ async def test_the_same_moves_by_slash_command_and_autocomplete(world: World) ->
     await start(world, lobby)
     final = await play_until_over(fake, channel, [world["Alice"], world["Bob"]],
                                   turn_by_slash_command)
-    assert "🏆" in final.content
+    # a winner, or the draw the rules give after a full round of forced passes (RULES.md)
+    assert "🏆" in final.content or "draw" in final.content
 
 
 async def test_a_player_with_closed_dms_plays_through_the_ephemeral_hand(world: World) -> None:
