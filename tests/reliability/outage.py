@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 from collections.abc import AsyncIterator
@@ -39,6 +40,8 @@ from tests.waiting import until
 from tools.pg_server import PostgresServer, free_port
 
 from .harness import BotProcess
+
+logger = logging.getLogger(__name__)
 
 PLAYED = "Played: "
 #: A computer player's pause before it moves (the bot's default is 1.5 s): long enough that
@@ -292,7 +295,15 @@ async def outage_table(tmp_path: Path, server: PostgresServer, url: str | None =
             run.timeline.mark("the game started")
             run.game_id = int(next(c for c in first.custom_ids()
                                    if c.startswith("seq:")).split(":")[2])
-            yield run
+            try:
+                yield run
+            except BaseException:
+                # a failure far from its cause (a board that never came) is read from
+                # the processes' own account of the outage
+                logger.error("the outage test failed; timeline:\n%s\nlogs:\n%s",
+                             run.timeline.report(), run.log_lines_around_the_outage(60.0)
+                             if run.timeline.stopped_wall is not None else "")
+                raise
         finally:
             codes = await asyncio.gather(zero.stop(), one.stop())
             assert codes == [0, 0], (zero.log()[-3000:], one.log()[-3000:])

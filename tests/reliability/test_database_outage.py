@@ -92,10 +92,14 @@ async def test_postgres_stopped_mid_game_under_two_processes_loses_nothing_and_s
                                     "the database did not answer within ")), line
         assert run.timeline.since_stop() < outage, "the clicks came during the outage"
         assert run.public() == public, "nothing public changed while the database was away"
+        # counted before the start: the computer may move (and its board come) before
+        # ``pg_ctl start`` returns, which on a loaded machine took 1.6 s (the test then
+        # waited for a second board nobody was to make)
+        seen = len(boards(run.fake, run.channel))
         await run.start_database(after=outage)
 
         # -- after: the computer's turn is played, and the game goes on -------------------
-        board = await run.next_board(len(boards(run.fake, run.channel)))
+        board = await run.next_board(seen)
         run.timeline.mark("first board after the database came back: the computer's move")
         assert await run.health_says(200) == ["ok", "ok"]
         for _ in range(10_000 if to_the_end else 3):
