@@ -11,24 +11,70 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import AsyncIterator, Iterator
+from typing import TypeVar
 
 import pytest
 
 from tools.pg_server import PostgresServer, find_bindir
 
 _databases = itertools.count(1)
+T = TypeVar("T")
 
-#: The longest tests (``make test`` prints them: ``--durations``), started first. The
-#: parallel run hands each worker a block of the collection in order and lets idle workers
-#: steal from the ends of the others' blocks; collected last, these held one worker busy
-#: alone for the run's last minute while the other cores idled.
+#: The longest tests (``make test`` prints them: ``--durations``), heaviest first. The
+#: parallel run (``--dist worksteal``) hands each worker one contiguous block of the
+#: collection and lets an idle worker steal from the end of another's block. So these are
+#: dealt out like cards, each block its share. (All put first, they
+#: all fell into the first worker's block, which then ran them one after the other while
+#: the other workers finished early: the run's last half minute had idle cores.)
 LONGEST_FIRST = ("tests/test_bench.py", "tests/manager/test_races.py",
                  "tests/community/test_pace_e2e.py", "tests/reliability/",
                  "tests/e2e/test_rest_proxy.py")
 
 
+#: Among them the heaviest, heaviest first (about 15-35 s each), so that no two land in
+#: one block while another has none.
+HEAVIEST = ("[activity]", "[budget]", "test_races.py::test_200_games", "[e2e]",
+            "test_kill_restart.py::test_games_survive", "test_pace_e2e.py::test_four",
+            "[load]", "test_database_outage.py", "test_commit_cut.py", "[sharing]")
+
+
+def _weight(item: pytest.Item) -> int:
+    """Where ``item`` goes among the longest: the heaviest first, in order."""
+    return next((n for n, part in enumerate(HEAVIEST) if part in item.nodeid),
+                len(HEAVIEST))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))  # (stable)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    long = sorted((i for i in items if i.nodeid.startswith(LONGEST_FIRST)), key=_weight)
+    items[:] = dealt(long, [i for i in items if not i.nodeid.startswith(LONGEST_FIRST)],
+                     workers)
+
+
+def dealt(long: list[T], rest: list[T], workers: int) -> list[T]:
+    """``long`` and ``rest``, arranged so that each of ``workers`` blocks (as
+    pytest-xdist's work stealing cuts them: the first gets ``n // workers``, the next a
+    ``1 / (workers - 1)`` of the rest, and so on) holds every ``workers``-th of ``long``,
+    the first of them first. Every worker collects the same order (xdist checks)."""
+    if workers <= 1:
+        return [*long, *rest]
+    out: list[T] = []
+    spare: list[T] = []  # (only if ``long`` outgrew the blocks)
+    left = len(long) + len(rest)
+    others = iter(rest)
+    for block in range(workers):
+        size = left // (workers - block)
+        share, spare = long[block::workers][:size], spare + long[block::workers][size:]
+        fill = list(itertools.islice(others, size - len(share)))
+        # spread over the block's first three quarters: a long test mostly waits (on bot
+        # processes, a browser, a PostgreSQL it stops), so each worker waits while the
+        # others compute, and the block ends with quick tests for stealing
+        gap = (len(fill) * 3 // 4) // max(1, len(share))
+        for n, test in enumerate(share):
+            out += [test, *fill[n * gap:(n + 1) * gap]]
+        out += fill[len(share) * gap:]
+        left -= size
+    return out + spare + list(others)
 
 
 @pytest.fixture(scope="session")
