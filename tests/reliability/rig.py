@@ -59,8 +59,10 @@ class Rig:
     def channel(self) -> int:
         return self.guild.channel_id
 
-    def players(self) -> dict[int, Player]:
-        return {p.id: Player(p, self.ledger, dm_hand=p.id not in self.no_dm_hand)
+    def players(self, timeout: float = Player.timeout) -> dict[int, Player]:
+        """Everyone, as a player who waits ``timeout`` seconds for each answer."""
+        return {p.id: Player(p, self.ledger, timeout=timeout,
+                             dm_hand=p.id not in self.no_dm_hand)
                 for p in self.people.values()}
 
     def games(self) -> dict[int, GameTruth]:

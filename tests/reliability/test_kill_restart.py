@@ -242,7 +242,10 @@ async def test_a_lobby_whose_message_a_crash_swallowed_is_posted_on_recovery(
 async def test_recovery_racing_a_move_does_not_post_the_same_board_twice(rig: Rig) -> None:
     fake, channel = rig.fake, rig.channel
     game = await rig.start(await rig.lobby("kids", "Alice", "Bob"), "Alice")
-    players = rig.players()
+    # the move below is answered "Played" only once its held board goes out, after the
+    # recovery this test runs: under a loaded CI that took more than a player's usual 4 s
+    # (the mover then gave up, and the test failed on its own hold)
+    players = rig.players(timeout=20.0)
     g = rig.game_in()
     assert await players[g.user_of(g.replayed().current_seat)].take_turn(g)  # type: ignore[index]
     await rig.settled()
