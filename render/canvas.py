@@ -65,7 +65,9 @@ class Layer:
         mask = rgba.getchannel("A").point(lambda a: 255 if a else 0)
         made = (to_palette(flat, self.palette), mask)
         with self._lock:
-            if len(self._tiles) >= MAX_TILES:
+            # ``while``: the bound holds even for a layer that held more before the
+            # bound was lowered (one eviction an insertion then kept it above for ever)
+            while self._tiles and len(self._tiles) >= MAX_TILES:
                 del self._tiles[next(iter(self._tiles))]  # the oldest
             return self._tiles.setdefault(full_key, made)
 
