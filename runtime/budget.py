@@ -58,6 +58,10 @@ log = logging.getLogger("sequence")
 
 SHARE = 0.8  # of the token's limit, for all processes together (see above)
 BURST = 0.1  # of a process's part of a window, what may leave at once (at least 1)
+#: of a process's burst, the requests left in the bucket by a request nobody waits for yet
+#: and by a hand (``FairPace``'s ``held``, by step of ``urgent``): a backlog of either
+#: leaves them, so a move's board goes at once
+HELD = (3, 2)
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
 
@@ -119,7 +123,7 @@ class GlobalBudget:
         self.api_base = api_base.rstrip("/")
         self.processes = 1
         self.counts = BudgetCounts()
-        self._pace = (FairPace(*self._rate_and_burst(), clock=clock, sleep=sleep)
+        self._pace = (FairPace(*self._rate_and_burst(), held=HELD, clock=clock, sleep=sleep)
                       if limit else None)
         self._follower: asyncio.Task[None] | None = None
         self.trace = aiohttp.TraceConfig()

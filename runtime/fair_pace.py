@@ -14,8 +14,19 @@ ahead once per quiet spell: its next request, if it comes before the others move
 takes its turn like theirs. A request someone is looking for now (``ahead``: a dealt hand
 one step, a move's board two) goes further ahead still, before the quiet flows too: when a
 crowd of tables opens at once, their lobbies, hellos and hands queue for seconds, and a
-move's board must not wait behind them (it still waits behind its own channel's earlier
-requests).
+move's board must not wait behind them. Its own channel's earlier requests still go
+before it (a channel's order is kept), but they are lifted to its step: a hand by DM
+queued behind that person's hello, or a board behind its channel's lobby edit, waited
+behind the whole crowd for the one request in front of it.
+
+Going first is not enough while a backlog drains: the bucket is then always empty, and
+even the first in line waits for the next token. So part of the burst is held for the
+urgent (``held``): ``held[k]`` is how many of the burst's tokens a request ``k`` steps
+urgent leaves in the bucket (none past the end of ``held``). A backlog of what nobody
+waits for, or of dealt hands, then drains with the last few tokens left, and a move's
+board arriving meanwhile goes at once. The rate is the same (the backlog goes at the
+pace, with a smaller bucket), and so is the bound on any window: no request reaches
+further than the whole burst.
 
 The clock and the sleep are injectable for tests.
 """
@@ -26,27 +37,38 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 
 FORGET_AFTER = 1024  # flows remembered before the idle ones are forgotten
 
 
+@dataclass(order=True)
+class _Waiter:
+    """A request waiting for its turn: the smallest (tag, arrival) goes next."""
+
+    tag: float
+    arrival: int
+    flow: Hashable = field(compare=False)
+    ahead: int = field(compare=False)
+    wake: asyncio.Event = field(compare=False, default_factory=asyncio.Event)
+
+
 class FairPace:
-    def __init__(self, rate: float, burst: int = 1, *,
+    def __init__(self, rate: float, burst: int = 1, *, held: Sequence[int] = (),
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._clock, self._sleep = clock, sleep
         self._due = clock()  # when the next request would be due with no burst left
         self._virtual = 0.0  # the tag of the request that went last
         self._finish: dict[Hashable, float] = {}  # each flow's virtual finish time
-        self._queued: dict[Hashable, int] = {}  # each flow's requests waiting now
-        self._waiting: list[tuple[float, int]] = []  # (tag, arrival) heap
-        # each waiter's wake-up: only the one at the head is woken when the head goes (a
-        # backlog of hundreds must not all wake for every request let go)
-        self._wakes: dict[int, asyncio.Event] = {}
+        self._flows: dict[Hashable, list[_Waiter]] = {}  # each flow's waiters, in order
+        # a heap; only the waiter at its head is woken when the head goes (a backlog of
+        # hundreds must not all wake for every request let go)
+        self._waiting: list[_Waiter] = []
         self._arrivals = itertools.count()
         self._closed = False
-        self.rate, self.burst = rate, burst
+        self.rate, self.burst, self.held = rate, burst, tuple(held)
         self.set(rate, burst)
 
     def set(self, rate: float, burst: int) -> None:
@@ -54,7 +76,12 @@ class FairPace:
             raise ValueError("a pace needs a rate above 0 and a burst of at least 1")
         self.rate, self.burst = rate, burst
         self._every = 1.0 / rate
-        self._slack = (burst - 1) * self._every
+
+    def _slack(self, ahead: int) -> float:
+        """How far ahead of its time a request ``ahead`` steps urgent may go: the burst's
+        tokens less those held for the more urgent (see the module's doc)."""
+        left = self.held[ahead] if ahead < len(self.held) else 0
+        return max(0, self.burst - 1 - left) * self._every
 
     @property
     def waiting(self) -> int:
@@ -66,58 +93,70 @@ class FairPace:
         is cancelled with them, as any work under way at a stop), and so is any new one,
         rather than going out later on a connection that is closed by then."""
         self._closed = True
-        for wake in self._wakes.values():
-            wake.set()
+        for waiter in self._waiting:
+            waiter.wake.set()
 
     async def take(self, flow: Hashable = None, *, ahead: int = 0) -> float:
         """Wait for this request's turn; returns how long it waited (0 when it did not).
-        ``ahead``: how soon someone is looking for it (0: nobody waits yet): unless its own
-        flow has requests still waiting (their order is kept), it goes that many virtual
-        steps before the quiet flows, so before every request less urgent than it."""
+        ``ahead``: how soon someone is looking for it (0: nobody waits yet): it goes that
+        many virtual steps before the quiet flows, so before every request less urgent
+        than it, after its own flow's earlier requests, which it lifts to its step."""
         if self._closed:
             raise asyncio.CancelledError("the pace is closed: the process is stopping")
         start = self._clock()
-        if ahead > 0 and not self._queued.get(flow):
+        before = self._flows.get(flow, [])
+        if ahead > 0:
             tag = self._virtual - 1.0 - ahead
+            self._lift(before, tag, ahead)
         else:
             tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
         self._finish[flow] = tag + 1.0
-        if not self._waiting and max(self._due, start) - self._slack <= start:
+        if not self._waiting and max(self._due, start) - self._slack(ahead) <= start:
             # nobody waits and the bucket has a token: it goes now, without a place in the
             # queue (most requests, whenever less is asked than the pace allows)
             self._due = max(self._due, start) + self._every
             self._went(tag)
             return 0.0
-        me = (tag, next(self._arrivals))
+        me = _Waiter(tag, next(self._arrivals), flow, ahead)
         heapq.heappush(self._waiting, me)
-        self._wakes[me[1]] = wake = asyncio.Event()
-        self._queued[flow] = self._queued.get(flow, 0) + 1
+        self._flows.setdefault(flow, []).append(me)
         try:
             while True:
                 if self._closed:
                     raise asyncio.CancelledError("the pace is closed: the process is stopping")
-                if self._waiting[0] != me:
-                    wake.clear()  # (no await since the look at the head: nothing is missed)
-                    await wake.wait()
+                if self._waiting[0] is not me:
+                    me.wake.clear()  # (no await since the look at the head: nothing is missed)
+                    await me.wake.wait()
                     continue
                 now = self._clock()
-                free = max(self._due, now) - self._slack  # when the bucket has a token
+                free = max(self._due, now) - self._slack(me.ahead)  # its token's time
                 if free <= now:
                     heapq.heappop(self._waiting)
                     self._due = max(self._due, now) + self._every
-                    self._went(tag)
+                    self._went(me.tag)
                     return self._clock() - start
                 await self._sleep(free - now)  # (a smaller tag may come meanwhile)
         finally:
-            del self._wakes[me[1]]
-            if self._queued[flow] > 1:
-                self._queued[flow] -= 1
-            else:
-                del self._queued[flow]
+            mine = self._flows[flow]
+            mine.remove(me)
+            if not mine:
+                del self._flows[flow]
             if me in self._waiting:  # given up (cancelled): the next one is the head now
                 self._waiting.remove(me)
                 heapq.heapify(self._waiting)
                 self._wake_head()
+
+    def _lift(self, waiters: list[_Waiter], tag: float, ahead: int) -> None:
+        """The requests before an urgent one in its flow go as soon as it would (their
+        order kept: they keep their earlier arrival), with its share of the held burst."""
+        lifted = False
+        for waiter in waiters:
+            if waiter.tag > tag or waiter.ahead < ahead:
+                waiter.tag, waiter.ahead = min(waiter.tag, tag), max(waiter.ahead, ahead)
+                lifted = True
+        if lifted:
+            heapq.heapify(self._waiting)
+            self._wake_head()
 
     def _went(self, tag: float) -> None:
         self._virtual = max(self._virtual, tag)
@@ -127,4 +166,4 @@ class FairPace:
 
     def _wake_head(self) -> None:
         if self._waiting:
-            self._wakes[self._waiting[0][1]].set()
+            self._waiting[0].wake.set()

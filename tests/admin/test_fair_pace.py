@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from runtime.fair_pace import FairPace
 
@@ -143,3 +145,78 @@ async def test_a_request_ahead_keeps_its_own_channels_order() -> None:
     await asyncio.sleep(0)
     await asyncio.gather(one("board", "table", ahead=2), lobby, *crowd)
     assert order.index("lobby edit") < order.index("board"), order
+
+
+@pytest.mark.parametrize("crowd_ahead", [0, 1], ids=["hellos", "dealt hands"])
+async def test_a_board_goes_at_once_while_a_backlog_drains(crowd_ahead: int) -> None:
+    # the backlog leaves the held part of the burst in the bucket: a move's board arriving
+    # then does not wait for the next token at all
+    clock = Clock()
+    pace = FairPace(10.0, 4, held=(3, 2), clock=clock, sleep=clock.sleep)
+    crowd = [asyncio.create_task(pace.take(f"dm-{i}", ahead=crowd_ahead)) for i in range(30)]
+    for _ in range(20):  # the backlog has been draining for a while
+        await asyncio.sleep(0)
+    assert pace.waiting > 5, "a backlog still waits"
+    assert await pace.take("board", ahead=2) == 0.0
+    await asyncio.gather(*crowd)
+
+
+async def test_without_held_tokens_a_board_waits_for_the_next_one() -> None:
+    # the same as above with nothing held: what the held tokens are for
+    clock = Clock()
+    pace = FairPace(10.0, 4, clock=clock, sleep=clock.sleep)
+    crowd = [asyncio.create_task(pace.take(f"dm-{i}")) for i in range(30)]
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert pace.waiting > 5, "a backlog still waits"
+    assert await pace.take("board", ahead=2) > 0.0
+    await asyncio.gather(*crowd)
+
+
+async def test_a_hand_lifts_the_hello_before_it_in_its_dm_past_the_crowd() -> None:
+    # each person's hello waits in a crowd of hellos; their hand, dealt now, goes after
+    # their own hello (the DM's order), and both go before the rest of the crowd
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def one(name: str, flow: str, ahead: int = 0) -> None:
+        await pace.take(flow, ahead=ahead)
+        order.append(name)
+
+    crowd = [asyncio.create_task(one(f"hello-{i}", f"dm-{i}")) for i in range(30)]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    gone = len(order)
+    await asyncio.gather(one("hand-29", "dm-29", ahead=1), *crowd)
+    assert order.index("hello-29") < order.index("hand-29") <= gone + 2, order
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.floats(0, 0.3)),
+                min_size=1, max_size=60),
+       st.integers(1, 5), st.lists(st.integers(0, 4), max_size=3))
+def test_no_mix_of_urgencies_goes_past_the_burst_and_the_rate(
+        requests: list[tuple[int, int, float]], burst: int, held: list[int]) -> None:
+    async def run() -> list[float]:
+        clock = Clock()
+        pace = FairPace(10.0, burst, held=held, clock=clock, sleep=clock.sleep)
+        times: list[float] = []
+
+        async def one(flow: int, ahead: int) -> None:
+            await pace.take(flow, ahead=ahead)
+            times.append(clock.now)
+
+        tasks = []
+        for flow, ahead, gap in requests:
+            clock.now += gap
+            tasks.append(asyncio.create_task(one(flow, ahead)))
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+        assert pace.waiting == 0
+        return times
+
+    times = asyncio.run(run())
+    assert len(times) == len(requests)
+    for width in (0.01, 0.1, 0.5, 1.0, 3.0):
+        assert most_in_any_window(times, width) <= burst + 10.0 * width + 1e-9, width
