@@ -23,6 +23,7 @@ from ..i18n import card as card_name
 from ..i18n import t
 from . import messages
 from .choices import choices_view, describe, spaces_of
+from .clicked import answering
 from .dms import DirectMessages
 from .hand_clicks import HandInPlace
 from .hands import hand_payload
@@ -106,7 +107,8 @@ class TableClicks:
                     messages.child_modal(game_id, speaker_lang(interaction)))
                 return
             await interaction.response.defer()
-            await self.lobby_action(interaction, game_id, what)
+            with answering(interaction):
+                await self.lobby_action(interaction, game_id, what)
 
     async def child_named(self, interaction: discord.Interaction, game_id: int, name: str
                           ) -> None:
@@ -135,8 +137,9 @@ class TableClicks:
             if not (0 <= seat < len(table.seats) and table.seats[seat].is_child):
                 raise refusal("no_such_seat")
             await interaction.response.defer()
-            await self._manager.remove_seat(game_id, interaction.user.id, seat,
-                                            is_moderator=is_moderator(interaction))
+            with answering(interaction):
+                await self._manager.remove_seat(game_id, interaction.user.id, seat,
+                                                is_moderator=is_moderator(interaction))
 
     async def lobby_action(self, interaction: discord.Interaction, game_id: int, what: str
                            ) -> None:

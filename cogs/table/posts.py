@@ -30,6 +30,7 @@ from engine.observation import Observation
 
 from ..i18n import t
 from . import messages
+from .clicked import edit_through
 from .pace import ChannelPace
 from .pictures import BOARD, board_file
 from .prefs import Preferences
@@ -238,6 +239,8 @@ class Posts:
                                              board_button=self.board_button)
         where = await self._posted.lobby_message(table.game_id)
         if where is not None:
+            if await edit_through(where[1], embed=embed, view=view):
+                return  # (the click on it is being answered: see clicked.py)
             # (the lobby message stays where it was posted, even when the game moved on)
             lobby = self._bot.get_partial_messageable(
                 where[0], guild_id=table.guild_id).get_partial_message(where[1])
