@@ -7,6 +7,12 @@ until the new board image has arrived in the channel (``e2e_move_ms_*``). The bo
 runs as its own process (``python bot.py``); the fake server and the 100 "people" share
 the bench's process, and every time is taken on the fake's side, as Discord would see it.
 
+How long a family waits before anyone can play, from the host's Start click: until the
+first board (``e2e_start_to_board_ms_*``) and until the first mover's hand is in their
+DMs (``e2e_start_to_hand_ms_*``). The 50 tables open at once, so these are what the
+token's global limit costs a crowd (about 7 counted requests a table: the DM channels,
+the hellos, the board, the hands), the slowest table waiting longest.
+
 Two paces, in the same run: people who look at the board for 1 to 3 s before they click
 (``e2e_*``: 50 families playing), and people who click the instant a button appears
 (``e2e_saturated_*``: an offered load with no ceiling, so its latencies are the bot's
@@ -77,9 +83,30 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[float],
-                boards_ms: list[float], think: tuple[float, float] | None,
-                moves: int = MOVES_PER_GAME) -> None:
+@dataclass
+class Times:
+    """What the people waited for, in milliseconds, on the fake's side."""
+
+    acks: list[float] = field(default_factory=list)  # a move's click, until acknowledged
+    boards: list[float] = field(default_factory=list)  # a move's click, until its board
+    starts: list[float] = field(default_factory=list)  # Start, until the first board
+    hands: list[float] = field(default_factory=list)  # Start, until the first mover's hand
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "e2e_ack_ms_p50": round(statistics.median(self.acks), 2),
+            "e2e_ack_ms_p99": round(_quantile(self.acks, 0.99), 2),
+            "e2e_move_ms_p50": round(statistics.median(self.boards), 2),
+            "e2e_move_ms_p99": round(_quantile(self.boards, 0.99), 2),
+            "e2e_start_to_board_ms_p50": round(statistics.median(self.starts), 1),
+            "e2e_start_to_board_ms_max": round(max(self.starts), 1),
+            "e2e_start_to_hand_ms_p50": round(statistics.median(self.hands), 1),
+            "e2e_start_to_hand_ms_max": round(max(self.hands), 1),
+        }
+
+
+async def _play(fake: Any, channel_id: int, host: Any, guest: Any, times: Times,
+                think: tuple[float, float] | None, moves: int = MOVES_PER_GAME) -> None:
     from tests.e2e.people import (
         boards,
         card_ids,
@@ -95,9 +122,10 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
                                     timeout=30)).reply(timeout=30)
     await (await guest.click(lobby, label="Join", timeout=30)).wait_ack(30)
     await fake.wait_for(lambda: guest.name in lobby.text, 30, "the guest seated")
-    await (await host.click(lobby, label="Start", timeout=30)).wait_ack(30)
+    start = await host.click(lobby, label="Start", timeout=30)
+    await start.wait_ack(30)
     people = {host.id: host, guest.id: guest}
-    for _ in range(moves):
+    for turn in range(moves):
         posted = await fake.wait_for(lambda: boards(fake, channel_id), 30, "a board")
         board = posted[-1]
         mover = people.get(whose_turn(board) or 0)
@@ -107,6 +135,9 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
         game_id = game_of(board)
         hand = await fake.wait_for(lambda m=mover, g=game_id: hand_message(m, g), 30,
                                    f"{mover.name}'s hand")
+        if turn == 0:  # (a family's wait before anyone can play: the start of a crowd)
+            times.starts.append((posted[0].at - start.sent_at) * 1000)
+            times.hands.append((hand.at - start.sent_at) * 1000)
         prompt = None
         for card in card_ids(hand):
             prompt = await tap_card(mover, hand, card, timeout=30)
@@ -123,8 +154,8 @@ async def _play(fake: Any, channel_id: int, host: Any, guest: Any, acks: list[fl
         new = await fake.wait_for(lambda b=before: boards(fake, channel_id)[b:], 30,
                                   "the board after the move")
         assert click.acked_at is not None
-        acks.append((click.acked_at - click.sent_at) * 1000)
-        boards_ms.append((new[0].at - click.sent_at) * 1000)
+        times.acks.append((click.acked_at - click.sent_at) * 1000)
+        times.boards.append((new[0].at - click.sent_at) * 1000)
         # the hand message becomes the new hand just after the board (a person sees it
         # change; after an exchange, it is the same person's turn again at once)
         await fake.wait_for(lambda p=prompt: not shows_choices(p), 30, "the new hand")
@@ -275,8 +306,7 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
                  ) -> tuple[dict[str, float], Cost]:
     from tests.fakediscord import FakeDiscord
 
-    acks: list[float] = []
-    boards_ms: list[float] = []
+    times = Times()
     cost = Cost()
     with tempfile.TemporaryDirectory() as tmp:
         async with FakeDiscord(limits=limits) as fake:
@@ -290,15 +320,12 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
                 await begin()
                 started = time.perf_counter()
                 await asyncio.gather(*(
-                    _play(fake, channel, host, guest, acks, boards_ms, think, moves)
+                    _play(fake, channel, host, guest, times, think, moves)
                     for channel, (host, guest) in zip(guild.channel_ids, pairs, strict=True)))
                 elapsed = time.perf_counter() - started
     return {
-        "e2e_ack_ms_p50": round(statistics.median(acks), 2),
-        "e2e_ack_ms_p99": round(_quantile(acks, 0.99), 2),
-        "e2e_move_ms_p50": round(statistics.median(boards_ms), 2),
-        "e2e_move_ms_p99": round(_quantile(boards_ms, 0.99), 2),
-        "e2e_moves_per_s": round(len(boards_ms) / elapsed, 1),
+        **times.figures(),
+        "e2e_moves_per_s": round(len(times.boards) / elapsed, 1),
         **cost.figures("e2e"),
     }, cost
 
