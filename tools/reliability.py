@@ -60,7 +60,8 @@ def discord(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
     r = asyncio.run(storm(workdir, rounds=2 if quick else 6))
     row = ("discord faults", r.faults, f"{r.games_finished_ok}/{r.games_started}",
            r.moves_lost, r.duplicates, len(r.leaks), len(r.unhandled), r.known_bugs, 0)
-    return row, f"boards missing {r.missing_boards}; unhandled {r.unhandled[:3]}"
+    first_lines = [u.split("\n", 1)[0] for u in r.unhandled[:3]]
+    return row, f"boards missing {r.missing_boards}; unhandled {first_lines}"
 
 
 def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:

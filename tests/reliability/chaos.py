@@ -388,7 +388,7 @@ class KillRun:
             if bug:
                 r.known_bugs[bug.split("::")[1]] += 1
             else:
-                r.unhandled.append(record.split("\n", 1)[0])
+                r.unhandled.append(record)  # (its traceback too: a failure shows why)
         r.leaks = find_leaks(self.fake, self.db, log_text, self.fake.token)
         if self.fake.unhandled:
             r.unhandled += [f"fake Discord: no route for {x}" for x in self.fake.unhandled]
