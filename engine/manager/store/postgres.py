@@ -72,6 +72,27 @@ MIGRATION_LOCK = 0x5E9_0E1CE
 SESSION_PREFIX = "sequence-bot:"
 
 
+async def connect_whole(*args: Any, **kwargs: Any) -> asyncpg.Connection:
+    """``asyncpg.connect``, never given up halfway: a cancelled connect is let finish (its
+    own timeout bounds it), the connection it made is closed, then the cancellation goes on.
+
+    Why: asyncpg leaves a future holding an exception nobody reads when a connect is
+    cancelled in the moment between its socket opening and the server's first answer (its
+    protocol hears the socket close after the caller left), and asyncio then logs "Future
+    exception was never retrieved ... unexpected connection_lost() call". A clean stop
+    cancels whatever is connecting (a pool growing for a poll, the change follower), so a
+    bot stopping at that moment logged an error; the pool and the change follower connect
+    through this."""
+    attempt = asyncio.ensure_future(asyncpg.connect(*args, **kwargs))
+    try:
+        return await asyncio.shield(attempt)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            made = await attempt
+            made.terminate()
+        raise
+
+
 @functools.lru_cache(maxsize=512)
 def _sql(text: str) -> str:
     return numbered(text)
@@ -279,7 +300,7 @@ class PostgresDatabase:
         try:
             pool = await asyncpg.create_pool(
                 url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT,
-                command_timeout=COMMAND_TIMEOUT, reset=locks.reset,
+                command_timeout=COMMAND_TIMEOUT, reset=locks.reset, connect=connect_whole,
                 server_settings={"application_name": SESSION_PREFIX + session})
         except Exception as exc:
             reason = unavailable_reason(exc)

@@ -41,6 +41,7 @@ from .postgres import (
     SESSION_PREFIX,
     PostgresDatabase,
     broken,
+    connect_whole,
     held_connection,
     hold_on,
     holding,
@@ -327,10 +328,10 @@ class SharedGames:
         self._heard = heard
         self._lost = lost
         with self._db.faults():
-            conn = await asyncpg.connect(self._db.url, timeout=CONNECT_TIMEOUT,
-                                         server_settings={
-                                             "application_name": SESSION_PREFIX
-                                             + self._db.session})
+            conn = await connect_whole(self._db.url, timeout=CONNECT_TIMEOUT,
+                                       server_settings={
+                                           "application_name": SESSION_PREFIX
+                                           + self._db.session})
             try:
                 await conn.add_listener(CHANNEL, self._on_notice)
             except BaseException:
