@@ -111,6 +111,17 @@ async def table_on(db: Path) -> AsyncIterator[Table]:
                 lobby = await (await alice.slash("sequence new", game="kids")).reply()
                 table = Table(bot, fake, bob, lobby, url)
                 assert await until(lambda: _is(table, 200), "healthy first") == (200, "ok")
+                # Alice's hello DM is noted in the background (her DM channel, then that a
+                # DM reached her): a note written after the test made room again would
+                # rightly make the answer 200 before Bob's Join (a fresh-clone CI run saw it)
+                store = bot.store
+                assert store is not None
+
+                async def alice_reached() -> bool:
+                    door = await store.posted.door(alice.id)
+                    return door is not None and door.reached_at is not None
+
+                await until(alice_reached, "Alice's hello DM noted")
                 yield table
 
 
