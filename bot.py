@@ -49,9 +49,10 @@ class SequenceBot(commands.Bot):
     """The bot: opens the store, starts the manager, builds the table desk, adds the cogs,
     syncs the commands. Each part is built here, typed, and handed to what uses it."""
 
-    def __init__(self, settings: Settings, *, clock: Clock | None = None, **options: Any
-                 ) -> None:
-        """``clock``: the game manager's time (tests move it by hand; default the system's)."""
+    def __init__(self, settings: Settings, *, clock: Clock | None = None,
+                 drain_seconds: float = DRAIN_SECONDS, **options: Any) -> None:
+        """``clock``: the game manager's time (tests move it by hand; default the system's);
+        ``drain_seconds``: how long a stop waits for the clicks under way."""
         options.setdefault("intents", discord.Intents.default())
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
@@ -69,6 +70,7 @@ class SequenceBot(commands.Bot):
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
+        self._drain_seconds = drain_seconds
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
@@ -154,10 +156,14 @@ class SequenceBot(commands.Bot):
             await self.activity_app.stop()
         # A click that made a move is still posting its board and answering the player:
         # let it finish (a little while at most) before the connections it needs close,
-        # so a stop never cuts an answer in half.
+        # so a stop never cuts an answer in half; one still going then is cut before they
+        # close, not left to fail on them.
         if self.desk is not None and (busy := self.desk.in_flight.busy()):
             log.info("stopping: waiting for %d click(s) under way", busy)
-            await self.desk.in_flight.finish(DRAIN_SECONDS)
+            if cut := await self.desk.in_flight.finish(self._drain_seconds):
+                log.warning("stopping: %d click(s) still under way after %g s were cut (what "
+                            "they saved is kept; the next start shows it)", cut,
+                            self._drain_seconds)
         if self.desk is not None:
             self.desk.prefs.stop()
             await self.desk.close()

@@ -104,12 +104,20 @@ class InFlight:
         self._tasks.discard(task)
 
     async def finish(self, timeout: float) -> int:
-        """Wait (``timeout`` at most) for the handlers under way but the caller's own;
-        how many there were."""
+        """Wait (``timeout`` at most) for the handlers under way but the caller's own, then
+        cut the ones still going (cancelled, and waited for until they end), so that none
+        meets the connections closed under it and fails aloud (a Dice game's replay being
+        drawn, or Discord slow to take it); how many were cut. What a cut handler saved is
+        kept, as after a kill, and the next start shows what it had not."""
         busy = self._others()
-        if busy:
-            await asyncio.wait(busy, timeout=timeout)
-        return len(busy)
+        if not busy:
+            return 0
+        _, late = await asyncio.wait(busy, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:  # (bounded too: a handler that would not end must not hold the stop)
+            await asyncio.wait(late, timeout=timeout)
+        return len(late)
 
 
 @asynccontextmanager

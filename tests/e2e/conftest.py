@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import SequenceBot
+from bot import DRAIN_SECONDS, SequenceBot
 from engine.manager import Clock, ManualClock
 from runtime.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
@@ -36,7 +36,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       channel_pace: int = 0, clock: Clock | None = None,
                       metrics_port: int | None = None, activity: bool = False,
                       dev_guild: bool = True, game_seed: int | None = None,
-                      preferences_every: float = 10.0) -> AsyncIterator[SequenceBot]:
+                      preferences_every: float = 10.0, drain_seconds: float = DRAIN_SECONDS
+                      ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
@@ -46,7 +47,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
     secret; ``dev_guild``: False syncs the commands globally (not to the test's server);
     ``game_seed``: every game dealt and rolled from this seed (the same game every run);
     ``preferences_every``: how often the servers' preferences are read again (several
-    processes on PostgreSQL)."""
+    processes on PostgreSQL); ``drain_seconds``: how long a stop waits for the clicks under
+    way."""
     settings = Settings(token=fake.token, database_path=db,
                         dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
@@ -55,7 +57,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                         activity_port=0 if activity else None, game_seed=game_seed,
                         preferences_every=preferences_every,
                         client_secret=fake.activities.client_secret if activity else None)
-    bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01)
+    bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01,
+                      drain_seconds=drain_seconds)
     task = asyncio.create_task(bot.start(fake.token))
     try:
         ready = asyncio.create_task(bot.wait_until_ready())
