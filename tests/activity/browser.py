@@ -194,14 +194,17 @@ class Screen:
 
 
 async def open_screen(browser: Any, fake: FakeDiscord, base: str, person: Person,
-                      channel_id: int, *, size: dict[str, int] = PHONE) -> Screen:
+                      channel_id: int, *, size: dict[str, int] = PHONE,
+                      motion: str = "no-preference") -> Screen:
     """``person`` opens the Activity in ``channel_id`` on a touch screen of ``size``: the
-    page in mock mode, with the code the fake Discord's authorize gave them."""
+    page in mock mode, with the code the fake Discord's authorize gave them. ``motion``:
+    the device's reduced-motion setting (``"reduce"``: a device that asks for less)."""
     instance = fake.activities.open(person, channel_id)
     code = fake.activities.authorize(person)
     guild = fake.channel_guild.get(channel_id) or ""
     context = await browser.new_context(viewport=size, has_touch=True,
-                                        is_mobile=size["width"] < 700, device_scale_factor=2)
+                                        is_mobile=size["width"] < 700, device_scale_factor=2,
+                                        reduced_motion=motion)
     page = await context.new_page()
     screen = Screen(context, page, person)
     await page.goto(f"{base}/?instance_id={instance.id}&channel_id={channel_id}"

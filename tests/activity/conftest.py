@@ -51,11 +51,13 @@ class Table:
         return page
 
     async def screen(self, name: str, channel: int | None = None, *,
-                     size: dict[str, int] = PHONE) -> Screen:
-        """``name`` opens the Activity in the browser, on a phone unless ``size`` says."""
+                     size: dict[str, int] = PHONE, motion: str = "no-preference") -> Screen:
+        """``name`` opens the Activity in the browser, on a phone unless ``size`` says
+        (``motion="reduce"``: a device that asks for less motion)."""
         assert self.browser is not None, "a browser test (the browser_table fixture)"
         screen = await open_screen(self.browser, self.discord, self.base, self.people[name],
-                                   channel or self.guild.channel_id, size=size)
+                                   channel or self.guild.channel_id, size=size,
+                                   motion=motion)
         self.screens.append(screen)
         return screen
 
