@@ -96,6 +96,9 @@ class Computers:
         self.delay = delay  # seconds a computer waits before it moves, so people can follow
         self._make = make  # make_agent(level, seed); tests and benchmarks pass a fast one
         self._drivers: dict[int, asyncio.Task[None]] = {}
+        # drivers whose move ended their game: let go of it, still telling its end (a Dice
+        # game's replay takes seconds); a shutdown cuts them with the others
+        self._ending: set[asyncio.Task[None]] = set()
         self._agents: dict[int, dict[int, Agent]] = {}
         self._halted = False
 
@@ -141,6 +144,9 @@ class Computers:
         driver = self._drivers.pop(game_id, None)
         if driver is not None and driver is not asyncio.current_task():
             driver.cancel()
+        elif driver is not None:  # (its own move ended the game: it tells the end next)
+            self._ending.add(driver)
+            driver.add_done_callback(self._ending.discard)
         self._agents.pop(game_id, None)
 
     def games_held(self) -> int:
@@ -156,9 +162,10 @@ class Computers:
             await asyncio.gather(*busy, return_exceptions=True)
 
     def halt(self) -> list[asyncio.Task[None]]:
-        """Shutting down: no new driver; the ones thinking are cancelled (to be awaited)."""
+        """Shutting down: no new driver; the ones thinking or telling are cancelled (to be
+        awaited), so none is left to meet the connections closed under it."""
         self._halted = True
-        drivers = [d for d in self._drivers.values() if not d.done()]
+        drivers = [d for d in [*self._drivers.values(), *self._ending] if not d.done()]
         for driver in drivers:
             driver.cancel()
         return drivers

@@ -1,4 +1,5 @@
-"""Closing the manager (the bot's SIGTERM) lets a move being saved finish first."""
+"""Closing the manager (the bot's SIGTERM) lets a move being saved finish first, and cuts
+the computer players, even one still telling the end of the game it just won."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from engine.manager import ManualClock, Store
+from engine.manager import GameOver, ManualClock, Store
+from engine.manager.events import Event
 
-from .conftest import ANN, CHANNEL, GUILD, make_manager
+from .conftest import ANN, CHANNEL, GUILD, OpenStore, make_manager
 
 
 async def test_close_waits_for_a_computer_move_being_saved(
@@ -48,4 +50,42 @@ async def test_close_waits_for_a_computer_move_being_saved(
     await again.start(run_timers=False, resume=False)
     assert again.get(table.game_id).ply == ply >= 1, "what the players saw is what was kept"
     await again.close()
+    await store.close()
+
+
+class SlowEnd:
+    """A listener that takes its time over a game's end (the bot drawing a long Dice game's
+    replay and sending it): it waits until it is cut."""
+
+    def __init__(self) -> None:
+        self.telling, self.cut = asyncio.Event(), asyncio.Event()
+
+    async def on_event(self, event: Event) -> None:
+        if isinstance(event, GameOver):
+            self.telling.set()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cut.set()
+                raise
+
+
+async def test_close_cuts_a_computer_still_telling_the_end_of_the_game_it_won(
+        open_store: OpenStore, clock: ManualClock) -> None:
+    """The computer whose move ends a game tells the end itself, after it let its game
+    go: close cut every computer but that one, which went on telling after the bot had
+    closed Discord's session ("listener Desk failed on GameOver: Session is closed", a
+    fresh-clone run of the kill test)."""
+    store = await open_store()
+    manager = make_manager(store, clock)
+    end = SlowEnd()
+    manager.add_listener(end)
+    await manager.start(run_timers=False)
+    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
+    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+    game = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
+    await manager.leave_game(game, ANN.user_id)  # two computers play it to the end
+    await asyncio.wait_for(end.telling.wait(), 60)
+    await asyncio.wait_for(manager.close(), 10)
+    assert end.cut.is_set(), "close returned with the end still being told"
     await store.close()
