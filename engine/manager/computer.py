@@ -154,9 +154,10 @@ class Computers:
         return len(set(self._agents) | {g for g, d in self._drivers.items() if not d.done()})
 
     async def settle(self) -> None:
-        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
+        """Wait until no computer player is thinking or waiting to move, nor telling the
+        end of the game its move won (tests, demo)."""
         while True:
-            busy = [d for d in self._drivers.values() if not d.done()]
+            busy = [d for d in [*self._drivers.values(), *self._ending] if not d.done()]
             if not busy:
                 return
             await asyncio.gather(*busy, return_exceptions=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.manager import GameOver, ManualClock, Store
+from engine.manager import GameManager, GameOver, ManualClock, Store
 from engine.manager.events import Event
 
 from .conftest import ANN, CHANNEL, GUILD, OpenStore, make_manager
@@ -59,15 +59,24 @@ class SlowEnd:
 
     def __init__(self) -> None:
         self.telling, self.cut = asyncio.Event(), asyncio.Event()
+        self.done, self.release = asyncio.Event(), asyncio.Event()
 
     async def on_event(self, event: Event) -> None:
         if isinstance(event, GameOver):
             self.telling.set()
             try:
-                await asyncio.Event().wait()
+                await self.release.wait()
             except asyncio.CancelledError:
                 self.cut.set()
                 raise
+            self.done.set()
+
+
+async def two_computers_play_to_the_end(manager: GameManager) -> None:
+    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
+    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
+    game = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
+    await manager.leave_game(game, ANN.user_id)
 
 
 async def test_close_cuts_a_computer_still_telling_the_end_of_the_game_it_won(
@@ -81,11 +90,30 @@ async def test_close_cuts_a_computer_still_telling_the_end_of_the_game_it_won(
     end = SlowEnd()
     manager.add_listener(end)
     await manager.start(run_timers=False)
-    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL, on_leave="computer")
-    await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
-    game = (await manager.start_game(lobby.game_id, ANN.user_id)).game_id
-    await manager.leave_game(game, ANN.user_id)  # two computers play it to the end
+    await two_computers_play_to_the_end(manager)
     await asyncio.wait_for(end.telling.wait(), 60)
     await asyncio.wait_for(manager.close(), 10)
     assert end.cut.is_set(), "close returned with the end still being told"
+    await store.close()
+
+
+async def test_settle_waits_for_the_end_a_computer_is_telling(
+        open_store: OpenStore, clock: ManualClock) -> None:
+    """``settle`` (the demo, tests) returns once the computers are done, the end of the
+    game one of them won told too."""
+    store = await open_store()
+    manager = make_manager(store, clock)
+    end = SlowEnd()
+    manager.add_listener(end)
+    await manager.start(run_timers=False)
+    await two_computers_play_to_the_end(manager)
+    await asyncio.wait_for(end.telling.wait(), 60)
+    settling = asyncio.create_task(manager.settle())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not settling.done(), "settle returned while the end was still being told"
+    end.release.set()
+    await asyncio.wait_for(settling, 10)
+    assert end.done.is_set()
+    await manager.close()
     await store.close()
