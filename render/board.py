@@ -87,14 +87,19 @@ def base_for(geo: Geometry, layout: Sequence[str], lang: str) -> Layer:
     with _base_lock:
         base = _bases.get(key)
         if base is None:
-            image = _draw_static(geo, layout, lang)
+            image = draw_static(geo, layout, lang)
             base = Layer(image, _palette_for(image, geo))
             _bases[key] = base
         return base
 
 
 def _palette_for(image: Image.Image, geo: Geometry) -> Image.Image:
-    """A palette for boards on this layer: the layer itself plus every chip on paper, so
+    """A palette for boards on this layer."""
+    return make_palette(palette_sample(image, geo), EXACT_COLOURS)
+
+
+def palette_sample(image: Image.Image, geo: Geometry) -> Image.Image:
+    """What a layer's palette is cut from: the layer itself plus every chip on paper, so
     the chips' smooth edges map well too."""
     d = geo.chip_diameter
     colours = list(pal.CHIPS)
@@ -103,10 +108,12 @@ def _palette_for(image: Image.Image, geo: Geometry) -> Image.Image:
     for i, colour in enumerate(colours):
         c = chip(colour, d)
         sample.paste(c, (i * d, image.height), c)
-    return make_palette(sample, EXACT_COLOURS)
+    return sample
 
 
-def _draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image:
+def draw_static(geo: Geometry, layout: Sequence[str], lang: str) -> Image.Image:
+    """The board without chips, marks or names: coordinates, spaces and the legend's paper
+    (RGB); ``base_for`` keeps one per geometry, layout and language."""
     image = Image.new("RGB", geo.size, pal.BACKGROUND)
     draw = ImageDraw.Draw(image)
     c = geo.cell

@@ -126,15 +126,23 @@ def _hand_palette(lang: str) -> Image.Image:
     dead): a median cut per hand would cost more than the whole drawing."""
     with _palette_lock:
         if lang not in _palettes:
-            cards = [*CARDS, *DICE_FACES]
-            sheet = Image.new("RGB", (len(cards) * CARD_W, 2 * CARD_H), pal.BACKGROUND)
-            for i, card in enumerate(cards):
-                for row, dead in enumerate((False, True)):
-                    face = (card_face(card, dead, lang) if card not in DICE_FACES
-                            else die(int(card), CARD_W - 40))
-                    sheet.paste(face, (i * CARD_W, row * CARD_H), face)
-            _palettes[lang] = make_palette(sheet, (pal.BACKGROUND, pal.INK, pal.WHITE))
+            _palettes[lang] = make_palette(card_sheet(lang), HAND_EXACT)
         return _palettes[lang]
+
+
+HAND_EXACT: tuple[pal.RGB, ...] = (pal.BACKGROUND, pal.INK, pal.WHITE)
+
+
+def card_sheet(lang: str) -> Image.Image:
+    """Every card a hand can show, live (top row) and dead (bottom), side by side."""
+    cards = [*CARDS, *DICE_FACES]
+    sheet = Image.new("RGB", (len(cards) * CARD_W, 2 * CARD_H), pal.BACKGROUND)
+    for i, card in enumerate(cards):
+        for row, dead in enumerate((False, True)):
+            face = (card_face(card, dead, lang) if card not in DICE_FACES
+                    else die(int(card), CARD_W - 40))
+            sheet.paste(face, (i * CARD_W, row * CARD_H), face)
+    return sheet
 
 
 def hand_png(obs: Mapping[str, Any], *, caption: str, lang: str = "en") -> bytes:

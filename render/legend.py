@@ -17,7 +17,7 @@ from .labels import fit_lines, fit_named, fit_whole, label
 from .sprites import sprite
 from .words import t
 
-PANEL = pal.SPACE  # the legend's paper (see board._draw_static)
+PANEL = pal.SPACE  # the legend's paper (see board.draw_static)
 
 
 def draw_legend(canvas: Canvas, geo: Geometry, obs: Mapping[str, Any], names: Sequence[str],
