@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import pytest
 
-from tools.pg_server import PostgresServer, find_bindir
+from tools.pg_server import TEMPLATES_ENV, PostgresServer, find_bindir, shared_templates
 
 _databases = itertools.count(1)
 T = TypeVar("T")
@@ -80,6 +80,16 @@ def dealt(long: list[T], rest: list[T], workers: int) -> list[T]:
         out += fill[len(share) * gap:]
         left -= size
     return out + spare + list(others)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's PostgreSQL servers (the workers', their benches', the tests' own) all copy
+    one cluster, made once (``tools.pg_server.shared_templates``): set up in the process
+    that starts the workers, before it starts them, so they and theirs inherit it."""
+    if not hasattr(config, "workerinput") and TEMPLATES_ENV not in os.environ:
+        held = shared_templates()
+        held.__enter__()
+        config.add_cleanup(lambda: held.__exit__(None, None, None))
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,8 @@
 """A throwaway PostgreSQL server for the tests and the benchmark: started, used, removed.
 
-Nothing is started by hand: ``initdb`` into a temporary directory (once a process: each
-further server starts from a copy of that first, untouched cluster, a few times cheaper
-than ``initdb``), ``pg_ctl start`` on a
+Nothing is started by hand: ``initdb`` into a temporary directory (once a process, or once
+a test run: each further server starts from a copy of that first, untouched cluster, a few
+times cheaper than ``initdb``; see ``shared_templates``), ``pg_ctl start`` on a
 free loopback port (listening on 127.0.0.1 only, its unix socket inside that directory),
 and at the end ``pg_ctl stop -m fast`` and the directory removed. PostgreSQL refuses to run
 as root, so when we are root the directory is given to the ``postgres`` user and every
@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import glob
+import hashlib
 import logging
 import os
 import pwd
@@ -25,13 +27,43 @@ import signal
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-#: Per binaries folder, a cluster ``initdb`` made in this process and never started: every
-#: server copies it (removed when the process exits).
+#: Per binaries folder, the untouched cluster this process's servers copy: made by this
+#: process (removed when it exits), or found in the folder ``TEMPLATES_ENV`` names.
 _TEMPLATES: dict[Path, Path] = {}
+
+#: A folder where the processes of one run share their untouched clusters (one ``initdb``
+#: for the whole test run instead of one in each process that starts a server: 8 a run, a
+#: CPU-second each). Set by ``shared_templates``; processes started meanwhile inherit it.
+TEMPLATES_ENV = "PG_TEMPLATES"
+
+
+def _postgres_owns(path: Path) -> None:
+    owner = pwd.getpwnam("postgres")
+    os.chown(path, owner.pw_uid, owner.pw_gid)
+
+
+@contextlib.contextmanager
+def shared_templates() -> Iterator[Path]:
+    """While held, every server this process or its children start copies one cluster,
+    made by whichever asks first; the folder goes at the end."""
+    root = Path(tempfile.mkdtemp(prefix="pg-templates-"))
+    if os.geteuid() == 0:
+        _postgres_owns(root)  # (the copy runs as the postgres user)
+    before = os.environ.get(TEMPLATES_ENV)
+    os.environ[TEMPLATES_ENV] = str(root)
+    try:
+        yield root
+    finally:
+        if before is None:
+            os.environ.pop(TEMPLATES_ENV, None)
+        else:
+            os.environ[TEMPLATES_ENV] = before
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def find_bindir() -> Path | None:
@@ -79,13 +111,11 @@ class PostgresServer:
         self._as: list[str] = []
         if os.geteuid() == 0:
             # PostgreSQL will not run as root: the postgres user owns the folder and runs it.
-            owner = pwd.getpwnam("postgres")
-            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+            _postgres_owns(self.dir)
             self._as = ["runuser", "-u", "postgres", "--"]
         self.sockets.mkdir()
         if self._as:
-            os.chown(self.sockets, pwd.getpwnam("postgres").pw_uid,
-                     pwd.getpwnam("postgres").pw_gid)
+            _postgres_owns(self.sockets)
         self.started = False
 
     def _run(self, *args: str) -> None:
@@ -101,23 +131,47 @@ class PostgresServer:
         except OSError:
             return ""
 
-    def _template(self) -> Path:
-        """This process's untouched cluster (made now, the first time)."""
+    def template(self) -> Path:
+        """The untouched cluster this server copies (made now, the first time)."""
         made = _TEMPLATES.get(self.bindir)
         if made is not None and made.exists():
             return made
+        shared = os.environ.get(TEMPLATES_ENV)
+        made = self._shared_template(Path(shared)) if shared else self._own_template()
+        _TEMPLATES[self.bindir] = made
+        return made
+
+    def _own_template(self) -> Path:
         folder = Path(tempfile.mkdtemp(prefix="pg-template-"))
         atexit.register(shutil.rmtree, folder, True)
+        return self._initdb(folder)
+
+    def _shared_template(self, root: Path) -> Path:
+        """The run's cluster for these binaries, made under a lock by the first process to
+        ask and renamed into place whole, so no process ever copies a half-made one."""
+        data = root / hashlib.sha256(str(self.bindir).encode()).hexdigest()[:16]
+        if data.exists():
+            return data
+        with (root / "making.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not data.exists():
+                making = Path(tempfile.mkdtemp(prefix="making-", dir=root))
+                try:
+                    os.rename(self._initdb(making), data)
+                finally:
+                    shutil.rmtree(making, ignore_errors=True)
+        return data
+
+    def _initdb(self, folder: Path) -> Path:
+        """A new cluster in ``folder``/data."""
         if self._as:
-            owner = pwd.getpwnam("postgres")
-            os.chown(folder, owner.pw_uid, owner.pw_gid)
+            _postgres_owns(folder)
         self._run(str(self.bindir / "initdb"), "-D", str(folder / "data"), "-U", self.user,
                   "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
-        _TEMPLATES[self.bindir] = folder / "data"
         return folder / "data"
 
     def start(self) -> PostgresServer:
-        self._run("cp", "-a", str(self._template()), str(self.data))
+        self._run("cp", "-a", str(self.template()), str(self.data))
         for _ in range(5):  # a free port can be taken between asking and binding
             self.port = free_port()
             try:
