@@ -49,6 +49,23 @@ class RecordedRequest:
     at: float = 0.0
     via: str | None = None  # the ``Via`` header: which proxy it came through, if any
 
+    def brief(self, now: float) -> str:
+        """One line: how long ago, the route, the answer's status, and what it said (an
+        interaction's answer type, the text, the flags: 64 is ephemeral)."""
+        body = self.body if isinstance(self.body, dict) else {}
+        inner = body["data"] if isinstance(body.get("data"), dict) else body
+        said = [f"type {body['type']}"] if "type" in body else []
+        if inner.get("content"):
+            said.append(repr(str(inner["content"])[:80]))
+        if inner.get("flags"):
+            said.append(f"flags {inner['flags']}")
+        names = [str(a.get("filename")) for a in inner.get("attachments") or []
+                 if isinstance(a, dict) and a.get("filename")]
+        if names or self.files:
+            said.append(", ".join(names) or f"{len(self.files)} file(s)")
+        return (f"  {now - self.at:6.2f} s ago {self.route} -> {self.status or 'unanswered'}"
+                + (": " + "; ".join(said) if said else ""))
+
     @property
     def route(self) -> str:
         """``POST /channels/{id}/messages``: the request with ids and tokens left out."""
@@ -190,6 +207,11 @@ class Router:
     def interaction_requests(self) -> list[RecordedRequest]:
         """Requests on interaction endpoints: callbacks, followups, @original edits."""
         return [r for r in self.requests if r.interaction]
+
+    def recently(self, count: int = 15) -> str:
+        """The last ``count`` requests, one line each (``RecordedRequest.brief``)."""
+        now = time.perf_counter()
+        return "\n".join(r.brief(now) for r in self.requests[-count:])
 
     def route_counts(self, requests: Iterable[RecordedRequest] | None = None) -> Counter[str]:
         """How many requests took each route (``requests``: all of them by default)."""

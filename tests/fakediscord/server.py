@@ -240,6 +240,9 @@ class FakeDiscord(World):
         """``METHOD /path`` of each request the fake has no route for."""
         return self.router.unhandled
 
+    def recently(self) -> str:
+        return self.router.recently()
+
     def rate_limited_requests(self) -> list[RecordedRequest]:
         """Every REST request that counts against the token's global budget (all but the
         interaction endpoints), 429s included, in arrival order."""

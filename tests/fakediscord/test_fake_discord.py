@@ -229,3 +229,16 @@ async def test_a_reloaded_app_forgets_ephemeral_messages_but_keeps_the_rest(
     bobs = await (await bob.slash("secret")).reply()
     alice.reload_app()
     assert bobs in bob.channel_messages()
+
+
+async def test_a_wait_that_times_out_names_the_bots_last_requests(fake: FakeDiscord,
+                                                                   tiny: TinyBot) -> None:
+    # (a flake then says what the bot did instead of what the test waited for)
+    alice, _ = people(fake)
+    await (await alice.slash("ping", n=3)).reply()
+    with pytest.raises(TimeoutError) as failed:
+        await fake.wait_for(lambda: None, 0.2, "something that never comes")
+    said = str(failed.value)
+    assert "waiting for something that never comes" in said
+    assert "the bot's last requests" in said
+    assert "POST /interactions/{id}/{token}/callback -> 200: type 4; 'pong 3'" in said, said

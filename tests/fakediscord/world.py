@@ -305,6 +305,11 @@ class World:
         server (``live_only``: only if that session is connected now). A world without a
         gateway tells no one; ``FakeDiscord`` tells its gateway."""
 
+    def recently(self) -> str:
+        """What the fake saw last, one line each, for a wait that timed out to show (a
+        flake then says what the bot did instead: ``FakeDiscord`` lists its requests)."""
+        return ""
+
     def changed(self) -> None:
         """Something changed: wake every ``wait_for``."""
         event, self._event = self._event, asyncio.Event()
@@ -324,7 +329,10 @@ class World:
                 return result
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise TimeoutError(f"fake Discord: timed out after {timeout} s waiting for {what}")
+                seen = self.recently()
+                raise TimeoutError(
+                    f"fake Discord: timed out after {timeout} s waiting for {what}"
+                    + (f"; the bot's last requests, newest last:\n{seen}" if seen else ""))
             event = self._event
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), min(remaining, LOOK_EVERY))
