@@ -84,14 +84,17 @@ class TableClicks:
         embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id),
                                              board_button=self._posts.board_button)
         extra: dict[str, Any] = {} if content is None else {"content": content}
-        message = await interaction.edit_original_response(embed=embed, view=view, **extra)
-        # filled: whatever is said after this is a message of its own, never written over
-        # the public lobby
-        interaction.extras[FILLED] = True
-        # (the database away now: the lobby is made and shown, only where its message is
-        # was not kept, said once by the store; a later change of the lobby posts it again)
-        with contextlib.suppress(StoreUnavailable):
-            await self._posts.lobby_is(table.game_id, message)
+        async with self._posts.showing_lobby(table.game_id):
+            message = await interaction.edit_original_response(embed=embed, view=view,
+                                                               **extra)
+            # filled: whatever is said after this is a message of its own, never written
+            # over the public lobby
+            interaction.extras[FILLED] = True
+            # (the database away now: the lobby is made and shown, only where its message
+            # is was not kept, said once by the store; a later change of the lobby posts it
+            # again)
+            with contextlib.suppress(StoreUnavailable):
+                await self._posts.lobby_is(table.game_id, message)
 
     async def lobby_click(self, interaction: discord.Interaction, game_id: int, what: str
                           ) -> None:

@@ -16,8 +16,9 @@ goes when this process's manager drops the game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,9 @@ class Posts:
         # game -> its newest board being recorded (and the one before tidied): off the
         # move's path, one after another per game
         self._tidying: dict[int, asyncio.Task[None]] = {}
+        # game -> the newest change of its lobby while its message is being shown and kept
+        # (``showing_lobby``), None while there is none
+        self._showing: dict[int, tuple[TableView, str | None] | None] = {}
 
     def forget(self, game_id: int) -> None:
         """The game is over (or its lobby cancelled): drop everything kept for it, here
@@ -231,9 +235,27 @@ class Posts:
         """(channel, message) of the lobby's message, whichever process posted it."""
         return await self._posted.lobby_message(game_id)
 
+    @contextlib.asynccontextmanager
+    async def showing_lobby(self, game_id: int) -> AsyncIterator[None]:
+        """Held while a new lobby's message is shown and kept (the reply to /sequence new
+        or a rematch). Its Join button is on screen a moment before the store knows the
+        message, and a click in that moment found no lobby message and posted a second
+        lobby (the first never showed who joined). A change meanwhile is kept here, and
+        shown on the message once it is kept."""
+        self._showing[game_id] = None
+        try:
+            yield
+        finally:
+            change = self._showing.pop(game_id, None)
+            if change is not None:
+                await self.refresh_lobby(change[0], footer=change[1])
+
     async def refresh_lobby(self, table: TableView, *, footer: str | None = None) -> None:
         """Show the lobby as it is now: edit its message (whichever process posted it), or
         post one if there is none (or it was deleted) and the lobby is still open."""
+        if table.game_id in self._showing:  # (being shown: then, see showing_lobby)
+            self._showing[table.game_id] = (table, footer)
+            return
         lang = self._prefs.guild_lang(table.guild_id)
         embed, view = messages.lobby_message(table, lang, footer=footer,
                                              board_button=self.board_button)
