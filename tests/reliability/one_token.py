@@ -87,6 +87,19 @@ async def prepare_database(url: str, tidy_guilds: list[int]) -> None:
             await store.layout.save_table_manners(TableManners(guild_id, tidy_boards=True))
 
 
+def newest_board_id(fake: FakeDiscord, channel_id: int) -> int:
+    """The id of the newest board in the channel (0: none): a board that comes later has a
+    greater id. Counting boards instead would miss one in a tidy server, where the board
+    before it can be deleted between the count and the new board (a stall that was not)."""
+    posted = board_messages(fake, channel_id)
+    return posted[-1].id if posted else 0
+
+
+def boards_after(fake: FakeDiscord, channel_id: int, board_id: int) -> list[FakeMessage]:
+    """The boards in the channel newer than ``board_id``, oldest first."""
+    return [b for b in board_messages(fake, channel_id) if b.id > board_id]
+
+
 def newest_final(fake: FakeDiscord, channel_id: int, after: int) -> FakeMessage | None:
     return next((b for b in reversed(boards(fake, channel_id)) if b.id > after
                  and any(c.startswith("seq:rematch:") for c in b.custom_ids())), None)
@@ -108,9 +121,9 @@ async def open_computer_game(fake: FakeDiscord, host: Person, channel: int, mark
            ).wait_ack(STEP_TIMEOUT)
     await fake.wait_for(lambda: lobby.text.count("(") > before, STEP_TIMEOUT,
                         "the computer seated")
-    seen = len(board_messages(fake, channel))
+    seen = newest_board_id(fake, channel)
     await (await host.click(lobby, label="Start", timeout=STEP_TIMEOUT)).wait_ack(STEP_TIMEOUT)
-    await fake.wait_for(lambda: len(board_messages(fake, channel)) > seen
+    await fake.wait_for(lambda: boards_after(fake, channel, seen)
                         or newest_final(fake, channel, mark), STEP_TIMEOUT, "the first board")
     await (await host.slash("sequence leave", channel=channel, timeout=STEP_TIMEOUT)
            ).wait_ack(STEP_TIMEOUT)
@@ -134,13 +147,13 @@ async def computer_channel(fake: FakeDiscord, host: Person, channel: int, until_
 
 async def open_people_game(fake: FakeDiscord, host: Person, guest: Person, channel: int
                            ) -> None:
-    seen = len(board_messages(fake, channel))
+    seen = newest_board_id(fake, channel)
     lobby = await (await host.slash("sequence new", game="kids", channel=channel,
                                     timeout=STEP_TIMEOUT)).reply(STEP_TIMEOUT)
     await (await guest.click(lobby, label="Join", timeout=STEP_TIMEOUT)).wait_ack(STEP_TIMEOUT)
     await fake.wait_for(lambda: guest.name in lobby.text, STEP_TIMEOUT, "seated")
     await (await host.click(lobby, label="Start", timeout=STEP_TIMEOUT)).wait_ack(STEP_TIMEOUT)
-    await fake.wait_for(lambda: len(board_messages(fake, channel)) > seen, STEP_TIMEOUT,
+    await fake.wait_for(lambda: boards_after(fake, channel, seen), STEP_TIMEOUT,
                         "the first board")
 
 
@@ -148,13 +161,13 @@ async def play_a_move(fake: FakeDiscord, mover: Person, hand: FakeMessage, chann
                       rng: random.Random) -> float | None:
     """``mover`` plays from ``hand`` as a person would (looks 1 to 3 s before the click
     that plays): the click-to-board time in ms, or None for a stale hand."""
-    seen = len(board_messages(fake, channel))
+    seen = newest_board_id(fake, channel)
     for card in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
         prompt = await (await mover.click(hand, card, timeout=STEP_TIMEOUT)).reply(STEP_TIMEOUT)
         if prompt.buttons() or prompt.selects():
             await asyncio.sleep(rng.uniform(*THINK_S))
             played = await choose_first(mover, prompt, timeout=STEP_TIMEOUT)
-            new = await fake.wait_for(lambda: board_messages(fake, channel)[seen:],
+            new = await fake.wait_for(lambda: boards_after(fake, channel, seen),
                                       STEP_TIMEOUT, "the move's board")
             return (new[0].at - played.sent_at) * 1000
     return None
