@@ -200,9 +200,15 @@ async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
     assert reply.ephemeral and "Played" in reply.content, reply.content
 
 
+# A roll that allows no move is answered after its board, and a channel's pace (the bot's
+# CHANNEL_PACE, Discord's 5 messages per 5 s) holds that board up to 5 s when people click
+# as fast as a bench's do: the answer's wait must cover it
+ROLL_ANSWER_S = 15.0
+
+
 async def turn_by_roll(person: Person, board: FakeMessage) -> None:
     """Sequence Dice: Roll on the board, then the first space offered."""
-    prompt = await (await person.click(board, label="Roll")).reply()
+    prompt = await (await person.click(board, label="Roll")).reply(ROLL_ANSWER_S)
     assert prompt.ephemeral
     if list(prompt.components()):
         await (await choose_first(person, prompt)).wait_ack()
