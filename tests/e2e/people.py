@@ -7,6 +7,12 @@ from collections.abc import Awaitable, Callable
 
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Interaction, Person
 
+# A move's answer to the mover (the hand kept in place, "Played: ...", a roll that allowed
+# no move) comes after the move's board, and a channel's pace (the bot's CHANNEL_PACE,
+# Discord's 5 messages per 5 s) holds a board up to 5 s when people play as fast as a
+# bench's do: a wait for such an answer must cover it (the tests run with no pace)
+AFTER_BOARD_S = 15.0
+
 Turn = Callable[[Person, FakeMessage], Awaitable[object]]
 
 
@@ -144,7 +150,7 @@ async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:
                 continue  # refused (e.g. a dead card with no exchange left): the next card
             await (await choose_first(person, prompt)).wait_ack()
             if prompt.id == hand.id:  # the move made: the message becomes the new hand
-                await person.server.wait_for(lambda: not shows_choices(hand), 5,
+                await person.server.wait_for(lambda: not shows_choices(hand), AFTER_BOARD_S,
                                              f"{person.name}'s new hand in place")
             return card_id
         else:
@@ -190,25 +196,21 @@ async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
     assert cards, "autocomplete offers the playable cards"
     card = cards[0]["value"]
     if card.startswith("dead:"):
-        reply = await (await person.slash("sequence play", card=card, channel=where)).reply()
+        reply = await (await person.slash("sequence play", card=card, channel=where)
+                       ).reply(AFTER_BOARD_S)
     else:
         spaces = await person.autocomplete("sequence play", "space", "", card=card,
                                            channel=where)
         assert spaces, f"autocomplete offers a space for {card}"
         reply = await (await person.slash("sequence play", card=card,
-                                          space=spaces[0]["value"], channel=where)).reply()
+                                          space=spaces[0]["value"], channel=where)
+                       ).reply(AFTER_BOARD_S)
     assert reply.ephemeral and "Played" in reply.content, reply.content
-
-
-# A roll that allows no move is answered after its board, and a channel's pace (the bot's
-# CHANNEL_PACE, Discord's 5 messages per 5 s) holds that board up to 5 s when people click
-# as fast as a bench's do: the answer's wait must cover it
-ROLL_ANSWER_S = 15.0
 
 
 async def turn_by_roll(person: Person, board: FakeMessage) -> None:
     """Sequence Dice: Roll on the board, then the first space offered."""
-    prompt = await (await person.click(board, label="Roll")).reply(ROLL_ANSWER_S)
+    prompt = await (await person.click(board, label="Roll")).reply(AFTER_BOARD_S)
     assert prompt.ephemeral
     if list(prompt.components()):
         await (await choose_first(person, prompt)).wait_ack()
