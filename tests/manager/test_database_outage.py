@@ -26,6 +26,7 @@ from engine.manager import GameManager, ManualClock, Store
 from engine.manager.events import Moved, Player, ShowAgain, TurnReminder, TurnTimedOut
 from engine.manager.store import StoreUnavailable
 from engine.manager.store.outages import Outages
+from engine.manager.store.postgres import unavailable_reason
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
 from tests.sqlite_lock import another_program_holds_the_write_lock
 from tests.waiting import until
@@ -291,6 +292,21 @@ async def test_an_outage_is_logged_once_when_it_begins_and_once_when_it_ends_wit
     assert any(began.endswith(f": {reason}; retrying") for reason in fault.reasons), began
     assert level_after == "INFO" and ended.startswith("database back after ")
     assert [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR] == []
+
+
+@pytest.mark.parametrize(("exc", "said"), [
+    # asyncpg's own when the server goes away in the connect's TLS handshake (CI once
+    # logged this outage as "database unreachable: ConnectionError")
+    (ConnectionError("unexpected connection_lost() call"), "connection lost"),
+    (ConnectionError('PostgreSQL server at "127.0.0.1:5432": server sent an error response '
+                     "during SSL exchange; check the server logs for details"),
+     "server sent an error response during SSL exchange"),
+    (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
+    (OSError(28, "No space left on device"), "No space left on device"),
+])
+def test_a_database_gone_away_is_named_in_words_never_by_an_exception_class(
+        exc: OSError, said: str) -> None:
+    assert unavailable_reason(exc) == said
 
 
 def test_outages_say_the_reason_and_how_long_it_lasted(caplog: pytest.LogCaptureFixture

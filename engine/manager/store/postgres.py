@@ -108,7 +108,16 @@ def unavailable_reason(exc: BaseException) -> str | None:
     if isinstance(exc, TimeoutError):
         return "no answer in time"
     if isinstance(exc, OSError):
-        return exc.strerror or type(exc).__name__
+        if exc.strerror:
+            return exc.strerror
+        if isinstance(exc, ConnectionError):
+            # asyncpg's own, with no errno: the server went away during the connect's TLS
+            # handshake ("unexpected connection_lost() call"), or answered it with an error
+            said = str(exc)
+            if "connection_lost" in said or not said:
+                return "connection lost"
+            return said.rsplit('": ', 1)[-1].split(";", 1)[0]
+        return type(exc).__name__
     if isinstance(exc, asyncpg.ConnectionDoesNotExistError):
         return "connection lost"
     if isinstance(exc, asyncpg.PostgresConnectionError
