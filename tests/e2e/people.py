@@ -188,23 +188,24 @@ async def turn_from_my_hand_button(person: Person, board: FakeMessage) -> None:
     await play_from_hand(person, hand)
 
 
-async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
+async def slash_play(person: Person, board: FakeMessage) -> Interaction:
     """``/sequence play`` with what autocomplete offers, card first, then space, typed in
-    the channel the board is in."""
+    the channel the board is in: the command sent, its answer not waited for."""
     where = board.channel_id
     cards = await person.autocomplete("sequence play", "card", "", channel=where)
     assert cards, "autocomplete offers the playable cards"
     card = cards[0]["value"]
     if card.startswith("dead:"):
-        reply = await (await person.slash("sequence play", card=card, channel=where)
-                       ).reply(AFTER_BOARD_S)
-    else:
-        spaces = await person.autocomplete("sequence play", "space", "", card=card,
-                                           channel=where)
-        assert spaces, f"autocomplete offers a space for {card}"
-        reply = await (await person.slash("sequence play", card=card,
-                                          space=spaces[0]["value"], channel=where)
-                       ).reply(AFTER_BOARD_S)
+        return await person.slash("sequence play", card=card, channel=where)
+    spaces = await person.autocomplete("sequence play", "space", "", card=card, channel=where)
+    assert spaces, f"autocomplete offers a space for {card}"
+    return await person.slash("sequence play", card=card, space=spaces[0]["value"],
+                              channel=where)
+
+
+async def turn_by_slash_command(person: Person, board: FakeMessage) -> None:
+    """``slash_play``, and its answer: "Played: ...", to the mover alone."""
+    reply = await (await slash_play(person, board)).reply(AFTER_BOARD_S)
     assert reply.ephemeral and "Played" in reply.content, reply.content
 
 
