@@ -17,12 +17,11 @@ import contextlib
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 
-from activity import Activity, ActivityConfig
 from cogs.community import Community
 from cogs.i18n import Translator
 from cogs.sequence import Sequence
@@ -38,7 +37,10 @@ from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings
 from runtime.logs import setup_logging
 from runtime.reachable import open_when_reachable
 from runtime.settings import Settings, SettingsError
-from runtime.watching import Watching
+
+if TYPE_CHECKING:  # loaded only when switched on (below): a web server takes a start's time
+    from activity import Activity
+    from runtime.watching import Watching
 
 log = logging.getLogger("sequence")
 
@@ -58,15 +60,21 @@ class SequenceBot(commands.Bot):
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
         # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py): its REST
         # counts ride on the same http_trace, after the budget's pacing
-        self.watching = None if settings.metrics_port is None else Watching(self, settings)
+        self.watching: Watching | None = None
+        if settings.metrics_port is not None:
+            from runtime.watching import Watching
+            self.watching = Watching(self, settings)
         trace = self.budget.trace
         if self.watching is not None:
             self.watching.trace_into(trace)
         options.setdefault("http_trace", trace)
         # the Activity (a child taps the board), only with ACTIVITY_PORT (activity/)
-        self.activity_app = None if settings.activity_port is None else Activity(ActivityConfig(
-            settings.activity_port, settings.client_secret or "", settings.token,
-            settings.api_base, settings.activity_host), trace=trace)
+        self.activity_app: Activity | None = None
+        if settings.activity_port is not None:
+            from activity import Activity, ActivityConfig
+            self.activity_app = Activity(ActivityConfig(
+                settings.activity_port, settings.client_secret or "", settings.token,
+                settings.api_base, settings.activity_host), trace=trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
