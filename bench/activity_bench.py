@@ -23,7 +23,8 @@ chip was drawn, when each table was drawn, by the wall clock the bench shares).
   chat move (``/proc/<pid>/stat``, 10 ms ticks, over a whole game).
 
 ``run(quick=True)`` plays the first ``QUICK_TURNS`` turns of one game of each, people
-looking less long, and no saturated game (it still starts bot processes, a PostgreSQL and
+looking less long (``QUICK_PAUSE``), one cold load, and no saturated game (it still starts
+bot processes, a PostgreSQL and
 Chromium); the full run three whole games of each.
 """
 
@@ -45,7 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "activity" / "web" / "dist"
 SEEDS = (7, 11, 23)
 PAUSE = 0.6  # seconds a person looks at the board before moving (a quick child)
-QUICK_TURNS = 6  # a quick run's games stop after this many turns of the people
+QUICK_TURNS = 4  # a quick run's games stop after this many turns: two taps, two chat moves
+QUICK_PAUSE = 0.2  # and its people look at the board this long
 
 
 def run(quick: bool = False) -> dict[str, float]:
@@ -85,12 +87,12 @@ async def _run(quick: bool) -> dict[str, float]:
     figures: dict[str, float] = {"activity_bundle_kib_gz": bundle_kib_gz()}
     games = 1 if quick else 3
     turns = QUICK_TURNS if quick else None
+    pause = QUICK_PAUSE if quick else PAUSE
     async with _chromium() as browser:
-        figures.update(await _one_process(browser, games, loads=2 if quick else 8,
-                                          pause=0.2 if quick else PAUSE, saturated=not quick,
-                                          turns=turns))
+        figures.update(await _one_process(browser, games, loads=1 if quick else 8,
+                                          pause=pause, saturated=not quick, turns=turns))
         figures.update(await _cpu(games, turns))
-        figures.update(await _two_processes(browser, games, turns))
+        figures.update(await _two_processes(browser, games, pause, turns))
     return figures
 
 
@@ -377,7 +379,7 @@ async def _activity_cpu(folder: Path, game: int, turns: int | None = None) -> fl
     return (timed.seconds + checks) * 1000 / max(1, moves)
 
 
-async def _two_processes(browser: Any, games: int, turns: int | None = None
+async def _two_processes(browser: Any, games: int, pause: float, turns: int | None = None
                          ) -> dict[str, float]:
     from tools.pg_server import PostgresServer, find_bindir
 
@@ -390,7 +392,8 @@ async def _two_processes(browser: Any, games: int, turns: int | None = None
         for game in range(games):
             with tempfile.TemporaryDirectory() as folder:
                 url = await _database(server, game)
-                await _two_process_game(browser, Path(folder), url, game, timings, turns)
+                await _two_process_game(browser, Path(folder), url, game, timings, pause,
+                                        turns)
     finally:
         server.stop()
     return {"activity_update_ms_p99_two_processes": p99(timings.updates),
@@ -399,7 +402,7 @@ async def _two_processes(browser: Any, games: int, turns: int | None = None
 
 
 async def _two_process_game(browser: Any, folder: Path, url: str, game: int,
-                            timings: Timings, turns: int | None = None) -> None:
+                            timings: Timings, pause: float, turns: int | None = None) -> None:
     """Bob's DM moves at shard 0's process, the pages (Alice's, Carol's) at the other's."""
     from tests.activity.browser import open_screen, served
     from tests.e2e.people import play_until_over
@@ -424,7 +427,7 @@ async def _two_process_game(browser: Any, folder: Path, url: str, game: int,
             screens = [await open_screen(browser, fake, base, p, guild.channel_id)
                        for p in (alice, carol)]
             await play_until_over(fake, guild.channel_id, [alice, bob],
-                                  _turns(fake, alice, screens, timings, PAUSE),
+                                  _turns(fake, alice, screens, timings, pause),
                                   stop_after=turns)
             for screen in screens:
                 await screen.close()
