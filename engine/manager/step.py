@@ -204,9 +204,13 @@ class Steps:
             rules.check_turn(game, seat)
             if not isinstance(action, str):
                 raise IllegalAction("malformed", "An action is text such as lion@B3 or roll.")
-            table.change_seat(seat, absences=0)
+            # a move of their own ends a run of turns lost to the timer; the seat's row is
+            # written only then (most moves leave every seat as it was)
+            absent = table.seats[seat].absences != 0
+            if absent:
+                table.change_seat(seat, absences=0)
             return await self.step(table, seat, applying(action), by="player",
-                                   user_id=user_id, seats_changed=True, via=via,
+                                   user_id=user_id, seats_changed=absent, via=via,
                                    request_id=request_id)
         except Refusal:
             if request_id is not None and await self._store.games.ply_of_request(

@@ -13,6 +13,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
+import asyncpg
 import pytest
 
 from engine import Refusal
@@ -20,6 +21,7 @@ from engine.manager import GameManager, ManualClock, Store
 from engine.manager.events import GameOver, Moved, ShowAgain
 from engine.manager.sharing.shared_database import RESTART_GRACE
 from engine.manager.store.postgres import SESSION_PREFIX, PostgresDatabase
+from engine.manager.store.shared import CHANNEL as NOTICES
 from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager, server_up_for
 from tests.waiting import until
 
@@ -126,6 +128,40 @@ async def test_a_double_click_arriving_at_both_processes_is_played_once(
     assert refused[0].code == "already_played"
     record = await a.load_record(gid)
     assert record is not None and len(record.actions) == view.ply + 1
+
+
+async def test_a_change_notice_says_the_version_the_change_left_and_a_refusal_sends_none(
+        two: tuple[GameManager, GameManager], postgres_url: str) -> None:
+    """The others follow a move within milliseconds by its notice; the version in it lets a
+    process already at that version (the mover, hearing its own) skip the query."""
+    a, b = two
+    lobby = await a.create_lobby("kids", {}, ANN, GUILD, CHANNEL)
+    await a.join(lobby.game_id, BOB)
+    await a.start_game(lobby.game_id, ANN.user_id)
+    gid = lobby.game_id
+    heard: list[str] = []
+    ear = await asyncpg.connect(postgres_url)
+    try:
+        await ear.add_listener(NOTICES, lambda *notice: heard.append(notice[3]))
+        versions = []
+        for move in range(2):
+            view = a.get(gid)
+            user = view.seats[view.turn].user_id  # type: ignore[index]
+            assert user is not None
+            if move == 1:  # a click on an old button changes nothing: nobody is told
+                with pytest.raises(Refusal):
+                    await a.submit(gid, user, a.observation_for(gid, user)["legal"][0],
+                                   expected_ply=view.ply - 1)
+            await a.submit(gid, user, a.observation_for(gid, user)["legal"][0],
+                           expected_ply=view.ply)
+            versions.append(await ear.fetchval(
+                "SELECT xmin::text FROM games WHERE id = $1", gid))
+            await until(lambda: len(heard) == len(versions), "the move's notice")
+        assert heard == [f"{gid} {v}" for v in versions]
+        await until(lambda: b.is_active(gid) and b.get(gid).ply == a.get(gid).ply,
+                    "the other process to follow by the notice")
+    finally:
+        await ear.close()
 
 
 async def test_a_process_that_missed_the_news_reloads_before_it_moves(

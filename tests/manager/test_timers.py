@@ -147,6 +147,8 @@ async def test_moving_yourself_clears_your_absences(
     await manager.submit(gid, BOB.user_id, manager.observation_for(gid, 2)["legal"][-1])
     await manager.submit(gid, ANN.user_id, manager.observation_for(gid, 1)["legal"][-1])
     assert manager.get(gid).seats[0].absences == 0
+    stored = await manager.load_record(gid)  # (a move writes a seat only when it changed)
+    assert stored is not None and [s.absences for s in stored.seats] == [0, 0]
     await manager.submit(gid, BOB.user_id, manager.observation_for(gid, 2)["legal"][-1])
     clock.advance(TIMER)
     await manager.check_timers()  # absent once again, not twice: still playing

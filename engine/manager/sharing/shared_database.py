@@ -204,12 +204,13 @@ class SharedDatabase:
         self._outages.failed(reason)
         raise StoreUnavailable(reason)
 
-    async def _catch_up_now(self, game_id: int) -> None:
+    async def _catch_up_now(self, game_id: int, told: str | None = None) -> None:
+        """``told``: the version a change notice said the game is at (``refresh``)."""
         lock = self._locks.get(game_id)
         if lock is None or game_id not in self._tables:
             await self._adopt(game_id)
         else:
-            await lock.refresh()
+            await lock.refresh(told)
 
     async def load(self) -> None:
         # versions first: a game changed while loading is reloaded at its next lock
@@ -331,16 +332,17 @@ class SharedDatabase:
             # then they run out by themselves, as a dead process's do
             log.warning("could not let this process's chores go", exc_info=True)
 
-    def _heard(self, game_id: int) -> None:
+    def _heard(self, game_id: int, version: str | None) -> None:
         if self._closed:
             return
-        task = asyncio.create_task(self._follow(game_id), name=f"follow-{game_id}")
+        task = asyncio.create_task(self._follow(game_id, version), name=f"follow-{game_id}")
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    async def _follow(self, game_id: int) -> None:
+    async def _follow(self, game_id: int, version: str | None) -> None:
         try:
-            await self.catch_up(game_id, for_a_click=False)
+            # (as ``catch_up`` for nobody waiting, with the notice's version)
+            await self._catch_up_now(game_id, version)
         except StoreUnavailable:
             pass  # the look after the outage brings it up to date
         except Exception:

@@ -84,19 +84,25 @@ class SharedLock:
     async def _tell_the_others(self) -> None:
         """After a change (or none): if the stored version moved, notify the others."""
         try:
-            version = await self._shared.version(self.game_id)
-            if version != self._entered_at:
-                self.version = version
-                await self._shared.notify(self.game_id)
+            self.version = await self._shared.tell(self.game_id, self._entered_at)
         except StoreUnavailable:
             # the change is committed: the others find it at their next look, and this
             # process reads the game again at its next lock
             self.version = None
 
-    async def refresh(self) -> None:
+    async def refresh(self, told: str | None = None) -> None:
         """Another process said this game changed: catch up, holding only the local lock
         (a read needs no database lock: a later change is caught at the next lock). Our
-        own notices come back too: the version tells, without taking any lock."""
+        own notices come back too: the version tells, without taking any lock.
+
+        ``told``: the version the notice said. Our own change's notice may arrive before
+        the change is through here, so it is compared once this process's lock is free
+        (taken and let go with nothing awaited between: nobody sees it held): a cache at
+        that version needs no query (a later change sends its own notice)."""
+        if told is not None:
+            async with self.local:
+                if told == self.version:
+                    return
         if await self._shared.version(self.game_id) == self.version:
             return
         async with self.local:

@@ -13,9 +13,12 @@ the stored version against its cache. Three things here, all PostgreSQL's own:
 - **A game's version**: the row's ``xmin`` (the transaction that last wrote it). Every
   change of a game writes its ``games`` row (a move its snapshot, a lobby its deadline, an
   end its status), so an unchanged ``xmin`` means an unchanged game: no migration needed.
-- **Change notices**: ``NOTIFY sequence_games, '<game id>'`` after a change, heard by every
-  other process through ``LISTEN`` on one dedicated connection, so their caches follow
-  within milliseconds (a process that misses one finds out at its next check anyway).
+- **Change notices**: ``NOTIFY sequence_games, '<game id> <version>'`` after a change,
+  heard by every other process through ``LISTEN`` on one dedicated connection, so their
+  caches follow within milliseconds (a process that misses one finds out at its next check
+  anyway). The version lets a process that already holds it (its own change) skip the
+  query; a notice without one (a lobby just made, or a process of an older release) is
+  followed by a query.
 - **Chores**: each active game's next scheduled work (what ``engine/manager/deadlines.py``
   says is due next), one row rewritten last in every change's transaction, claimed by any
   process with ``FOR UPDATE SKIP LOCKED`` when it is due.
@@ -66,11 +69,12 @@ WRITE_PROMISE = ("INSERT INTO deliveries (game_id, owner, until, from_ply)"
                  " VALUES ($1, $2, extract(epoch from clock_timestamp()) + $3,"
                  " (SELECT count(*) FROM actions WHERE game_id = $1))"
                  " ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until")
-# Written last in the same transaction: how many moves the game has now that the change is
-# made (a promise is kept only by telling the game through them: ``delivered``).
-PROMISE_THROUGH = ("UPDATE deliveries SET through_ply ="
-                   " (SELECT count(*) FROM actions WHERE game_id = $1)"
-                   " WHERE game_id = $1 AND owner = $2")
+# Written last in the same transaction (with the chore: ``SCHEDULE_AND_PROMISE_THROUGH``):
+# how many moves the game has now that the change is made (a promise is kept only by
+# telling the game through them: ``delivered``); ``$6`` the promise's owner.
+PROMISE_THROUGH = """kept AS (
+    UPDATE deliveries SET through_ply = (SELECT count(*) FROM actions WHERE game_id = $1)
+    WHERE game_id = $1 AND owner = $6)"""
 # Whether the process named ``owner`` is gone: none of its connections is open any more
 # (each says who it is in application_name: ``postgres.SESSION_PREFIX``), and the server
 # has been up for ``{grace}`` seconds at least: a server that just started cut every
@@ -104,6 +108,15 @@ ON CONFLICT (game_id, owner) DO UPDATE SET until = excluded.until,
 RETURNING game_id, from_ply
 """
 
+# After a change, in one round trip: the game's version as the change left it, and, when it
+# moved from ``$2`` (the version before), the notice to the other processes with it (the
+# same version read twice would be two round trips, and a move waits for them).
+TELL = """
+SELECT version, CASE WHEN version IS DISTINCT FROM $2
+    THEN pg_notify($3, $1::text || coalesce(' ' || version, '')) END IS NULL
+FROM (SELECT (SELECT xmin::text FROM games WHERE id = $1) AS version) AS game
+"""
+
 # A game's next chore, written last in the transaction of its change: the game's row is
 # already as the change left it, so a game that ended (or never was) gets no chore, and
 # loses the one it had. One statement: one round trip more per change.
@@ -117,6 +130,11 @@ SELECT id, $2, $3, $4, $5 FROM active
 ON CONFLICT (game_id) DO UPDATE SET what = excluded.what, due_at = excluded.due_at,
     claimed_by = excluded.claimed_by, claimed_until = excluded.claimed_until
 """
+# The same with the promise's count of moves in it: a change under a promise writes both
+# last, and one statement is one round trip less for every move. (Every data-modifying
+# part of a WITH runs, read or not; it counts the moves this transaction inserted before.)
+SCHEDULE_AND_PROMISE_THROUGH = SCHEDULE.replace(
+    "WITH active AS (", "WITH " + PROMISE_THROUGH + ",\nactive AS (", 1)
 # Claim what is due and not claimed by a live process still in time, in one statement:
 # two processes never claim one row (SKIP LOCKED), and the oldest due go first. A claim
 # runs out at ``claimed_until`` (a process alive but stuck), or at once when its process
@@ -155,7 +173,7 @@ class SharedGames:
     def __init__(self, db: PostgresDatabase) -> None:
         self._db = db
         self._listener: asyncpg.Connection | None = None
-        self._heard: Callable[[int], None] | None = None
+        self._heard: Callable[[int, str | None], None] | None = None
         self._lost: Callable[[], None] | None = None
 
     @contextlib.asynccontextmanager
@@ -173,8 +191,7 @@ class SharedGames:
 
         def after() -> Sequence[tuple[str, tuple[Any, ...]]]:
             assert chore is not None
-            kept = [(PROMISE_THROUGH, (game_id, owner))] if owner is not None else []
-            return [*self._schedule(game_id, chore(), owner), *kept]
+            return self._schedule(game_id, chore(), owner, promised=owner is not None)
 
         with self._db.faults():
             async with self._db.pool.acquire() as conn:
@@ -234,11 +251,16 @@ class SharedGames:
         return [(int(r[0]), None if r[1] is None else int(r[1])) for r in rows]
 
     @staticmethod
-    def _schedule(game_id: int, chore: ChoreRow, owner: str | None
-                  ) -> list[tuple[str, tuple[Any, ...]]]:
+    def _schedule(game_id: int, chore: ChoreRow, owner: str | None, *,
+                  promised: bool = False) -> list[tuple[str, tuple[Any, ...]]]:
+        """The statement writing ``chore``; ``promised``: with ``owner``'s promise's count
+        of moves (``PROMISE_THROUGH``)."""
         what, due_at, claimed_until = chore
         claimed_by = owner if claimed_until is not None else None
-        return [(SCHEDULE, (game_id, what, due_at, claimed_by, claimed_until))]
+        args = (game_id, what, due_at, claimed_by, claimed_until)
+        if promised:
+            return [(SCHEDULE_AND_PROMISE_THROUGH, (*args, owner))]
+        return [(SCHEDULE, args)]
 
     async def schedule(self, game_id: int, chore: ChoreRow, owner: str | None) -> None:
         """Write ``game_id``'s next chore now (after a chore that changed nothing: its
@@ -310,8 +332,19 @@ class SharedGames:
                 "SELECT id, xmin::text FROM games WHERE status IN " + OPEN_SQL)
         return {int(r[0]): str(r[1]) for r in rows}
 
+    async def tell(self, game_id: int, since: str | None) -> str | None:
+        """After a change: the game's version now (None if there is no such game), and
+        the other processes told of it when it is not ``since`` (the version before)."""
+        conn = held_connection()
+        with self._db.faults():
+            if conn is not None:
+                found = await conn.fetchval(TELL, game_id, since, CHANNEL)
+            else:
+                found = await self._db.pool.fetchval(TELL, game_id, since, CHANNEL)
+        return str(found) if found is not None else None
+
     async def notify(self, game_id: int) -> None:
-        """Tell the other processes that ``game_id`` changed."""
+        """Tell the other processes that ``game_id`` changed (its version not said)."""
         conn = held_connection()
         with self._db.faults():
             if conn is not None:
@@ -320,11 +353,12 @@ class SharedGames:
                 await self._db.pool.execute("SELECT pg_notify($1, $2)", CHANNEL,
                                             str(game_id))
 
-    async def listen(self, heard: Callable[[int], None],
+    async def listen(self, heard: Callable[[int, str | None], None],
                      lost: Callable[[], None] | None = None) -> None:
-        """Call ``heard(game_id)`` for every change another process announces (on one
-        dedicated connection; ``listening`` says whether it is still up), and ``lost()``
-        when that connection goes (the database went away): then listen again."""
+        """Call ``heard(game_id, version)`` for every change a process announces, its own
+        included (``version`` None when the notice did not say it), on one dedicated
+        connection (``listening`` says whether it is still up), and ``lost()`` when that
+        connection goes (the database went away): then listen again."""
         self._heard = heard
         self._lost = lost
         with self._db.faults():
@@ -352,8 +386,9 @@ class SharedGames:
         # our own notices come back too (the listener is a session of its own): the
         # manager finds its cache already at that version and does nothing
         if self._heard is not None:
+            game, _, version = payload.partition(" ")
             with contextlib.suppress(ValueError):
-                self._heard(int(payload))
+                self._heard(int(game), version or None)
 
     async def close(self) -> None:
         listener, self._listener = self._listener, None
