@@ -62,11 +62,14 @@ typecheck: $(STAMP)
 # says not to (PYTHONDONTWRITEBYTECODE): the run starts about 100 Python processes (each
 # worker collects every test module; the bot processes and benches import the bot), and
 # each would compile it all again: a worker's collection takes 5.6 s against 2.0 s.
+# Their temporary files (databases, PostgreSQL clusters, browser profiles) go in memory
+# (tools/memory_tmp.py: a folder in /dev/shm for the run, removed after; on disk where
+# there is none): on disk the kernel's work on them was a third of the run's CPU.
 TEST_WORKERS ?= 4
 pytest: $(STAMP) activity
 	$(PY) -m compileall -q bot.py activity/*.py bench cogs engine render runtime tools
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -m "not slow" -n $(TEST_WORKERS) \
-		--dist worksteal --durations=15
+	PYTHONDONTWRITEBYTECODE= $(PY) -m tools.memory_tmp -- $(PY) -m pytest -q -m "not slow" \
+		-n $(TEST_WORKERS) --dist worksteal --durations=15
 
 bench: $(STAMP)
 	$(PY) -m bench
