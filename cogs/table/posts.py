@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -40,6 +41,29 @@ from .urgency import BOARD_WATCHED, Urgency, unhurried
 log = logging.getLogger(__name__)
 
 SENDING_FAILED = (discord.HTTPException, aiohttp.ClientError, OSError)
+#: Seconds before a post is sent once more when discord.py's own tries (five, each after
+#: Discord's ``retry_after``) all ended in a 429. Discord carries out nothing it answers 429,
+#: so the same post goes again, in its place among the game's announcements: a board keeps
+#: its move's words and its turn. Bounded: after these, the post is refused (a board is
+#: then shown once more later: ``Announcer``).
+RATE_LIMITED_AGAIN = (0.5, 1.0, 2.0)
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    return isinstance(exc, discord.HTTPException) and exc.status == 429
+
+
+def _again(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A send's arguments for sending once more: its picture as a new ``discord.File``
+    (the first one's stream was read, and discord.py rewinds only within its own tries)."""
+    picture = kwargs.get("file")
+    if not isinstance(picture, discord.File):
+        return kwargs
+    picture.reset()
+    data = picture.fp.read()
+    return {**kwargs, "file": discord.File(io.BytesIO(data), filename=picture.filename,
+                                           description=picture.description,
+                                           spoiler=picture.spoiler)}
 
 
 @dataclass
@@ -129,14 +153,21 @@ class Posts:
         if kwargs.get("view") is None:
             kwargs.pop("view", None)
         target = self.where(table) if channel_id is None else channel_id
-        await self._pace.turn(target)  # never more than Discord's rate in one channel
-        try:
-            where = self._bot.get_partial_messageable(target, guild_id=table.guild_id)
-            message = await where.send(**kwargs)
-        except SENDING_FAILED:
-            log.exception("could not post in channel %d for game %d", table.channel_id,
-                          table.game_id)
-            return None
+        where = self._bot.get_partial_messageable(target, guild_id=table.guild_id)
+        for pause in (*RATE_LIMITED_AGAIN, None):
+            await self._pace.turn(target)  # never more than Discord's rate in one channel
+            try:
+                message = await where.send(**kwargs)
+                break
+            except SENDING_FAILED as exc:
+                if pause is None or not _rate_limited(exc):
+                    log.exception("could not post in channel %d for game %d", target,
+                                  table.game_id)
+                    return None
+            log.warning("Discord still rate limits posts in channel %d after discord.py's "
+                        "tries: posting again in %.1f s", target, pause)
+            await asyncio.sleep(pause)
+            kwargs = _again(kwargs)
         picture = kwargs.get("file")
         if isinstance(picture, discord.File) and picture.filename == BOARD:
             if table.game_id not in self._boards:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from cogs.table.posts import RATE_LIMITED_AGAIN
 from tests.fakediscord import HttpFault
 
 from .harness import board_messages
@@ -159,15 +160,35 @@ async def test_boards_are_posted_once_per_move_under_rate_limits(rig: Rig) -> No
     assert end.status == "finished" and rig.problems() == []
 
 
-async def test_a_board_that_fails_five_times_is_shown_later(rig: Rig) -> None:
+async def test_a_board_rate_limited_past_discord_pys_tries_is_posted_in_its_place(
+        rig: Rig) -> None:
+    """discord.py gives up after five 429s in a row. Discord carried out none of them, so
+    the bot posts the same board again a moment later: every move's board once, in order,
+    each with its own move's words (none left to a later "here is where it stands")."""
+    lobby = await rig.lobby("dice", "Alice", "Bob")
+    game = await rig.start(lobby, "Alice")
+    refusing = rig.fake.faults.rate_limit(times=5, method="POST",
+                                          path=rf"^/channels/{rig.channel}/messages$")
+    end = await rig.play(game)
+    assert refusing.hits == 5
+    assert not [m for m in rig.fake.visible_messages(rig.channel)
+                if "did not get through" in m.content]
+    assert end.status == "finished" and rig.problems() == []
+    assert "could not post" not in rig.log.text
+
+
+async def test_a_board_that_fails_every_try_is_shown_later(rig: Rig) -> None:
     lobby = await rig.lobby("kids", "Alice", "Bob")
     game = await rig.start(lobby, "Alice")
     await hands_delivered(rig, "Alice", "Bob")
-    rig.fake.faults.rate_limit(times=5, method="POST", path=rf"^/channels/{rig.channel}/messages$")
-    players = rig.players()
+    every_try = 5 * (len(RATE_LIMITED_AGAIN) + 1)  # discord.py's five, each time it is asked
+    rig.fake.faults.rate_limit(times=every_try, method="POST",
+                               path=rf"^/channels/{rig.channel}/messages$")
+    players = rig.players(timeout=15)  # the mover's answer follows the board's every try
     g = rig.game_in()
     assert await players[g.user_of(g.replayed().current_seat)].take_turn(g)  # type: ignore[index]
-    await rig.fake.wait_for(lambda: rig.fake.faults.http[0].hits == 5, 5, "five 429s")
+    await rig.fake.wait_for(lambda: rig.fake.faults.http[0].hits == every_try, 10,
+                            f"{every_try} 429s")
     # some later moment (a retry, the next event): the position is shown after all
     await rig.fake.wait_for(lambda: any("did not get through" in m.content
                                         for m in rig.fake.visible_messages(rig.channel)),
