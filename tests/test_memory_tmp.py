@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,11 +64,16 @@ def test_without_a_root_the_command_keeps_the_usual_tmpdir(tmp_path: Path) -> No
     assert json.loads((tmp_path / "said.json").read_text()) == os.environ.get("TMPDIR")
 
 
-def test_the_commands_exit_status_is_the_runs(tmp_path: Path) -> None:
+def test_the_commands_exit_status_is_the_runs_and_a_failed_runs_files_stay_for_a_look(
+        tmp_path: Path) -> None:
+    mine = tmp_path / f"{PREFIX}{os.getpid()}"
     assert run([sys.executable, "-c", "raise SystemExit(3)"], tmp_path) == 3
+    assert mine.is_dir()
+    shutil.rmtree(mine)
     killed = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
     assert run([sys.executable, "-c", killed], tmp_path) == 128 + 15
-    assert list(tmp_path.iterdir()) == []  # removed after a failure too
+    assert mine.is_dir()
+    shutil.rmtree(mine)
 
 
 def test_a_folder_left_by_a_killed_run_is_removed_and_a_running_ones_is_kept(

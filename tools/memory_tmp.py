@@ -12,9 +12,10 @@ keeps it), and none asks what survives a power cut. The bot itself and ``make be
 keep their files on disk, where a real server has them.
 
 The command gets ``TMPDIR`` set to a new folder under ``--root``, made for this run only
-and removed when it ends, whatever it ends with. A folder a killed run left behind (its
-name says its process, which is gone) is removed by the next run, so memory is not held
-until a reboot. Where ``--root`` is not a memory file system with room to spare (no
+and removed when it passes. A failed run's folder is kept for a look at its logs and
+databases (the path is printed) until the next run, which removes every folder whose run
+is over (its name says its process, which is gone), so memory is not held until a
+reboot. Where ``--root`` is not a memory file system with room to spare (no
 ``/dev/shm``, a small one, another OS), the command runs with the usual ``TMPDIR``, and
 this says so.
 """
@@ -106,12 +107,14 @@ def remove_left_behind(root: Path) -> list[Path]:
 
 def run(command: Sequence[str], root: Path | None) -> int:
     """Run ``command`` with ``TMPDIR`` in a new folder under ``root`` (None: as it is), wait
-    for it, remove the folder; its exit status (128 + the signal that ended it)."""
+    for it, remove the folder if it passed; its exit status (128 + the signal that ended
+    it)."""
     env = dict(os.environ)
     folder = None
+    status = -1  # (not started)
     if root is not None:
         for left in remove_left_behind(root):
-            log.info("removed %s, left by a run that was killed", left)
+            log.info("removed %s, left by an earlier run", left)
         folder = root / f"{PREFIX}{os.getpid()}"
         folder.mkdir()
         # as /tmp is: the tests run PostgreSQL as the `postgres` user in folders of its own
@@ -127,7 +130,10 @@ def run(command: Sequence[str], root: Path | None) -> int:
         finally:
             signal.signal(signal.SIGINT, previous)
     finally:
-        if folder is not None:
+        if folder is not None and status != 0:
+            log.info("the run failed: its temporary files (logs, databases) are kept in %s "
+                     "until the next run", folder)
+        elif folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
     return 128 - status if status < 0 else status
 
