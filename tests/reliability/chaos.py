@@ -309,14 +309,18 @@ class KillRun:
     async def kill_and_restart(self, kind: str) -> None:
         self.up.clear()
         self.down.set()
+        # Every message there now came from the process being killed (a moment's hook has
+        # SIGKILLed it already). Taken before waiting for it to die: a player clicking the
+        # prompt that came with the kill meanwhile is clicking an old button, and on a
+        # loaded machine the wait is when that click comes.
+        old = set(self.fake.messages)
+        for player in self.players.values():
+            player.old_messages = old
         await self.bot.kill()
         self.report.kills += 1
         self.report.kill_kinds[kind] += 1
         committed = await self.truth()
         self.committed_at_kill.append({g.id: g.actions for g in committed.values()})
-        old = set(self.fake.messages)
-        for player in self.players.values():
-            player.old_messages = old
         await asyncio.sleep(self.rng.uniform(0.0, 0.3))  # clicks now go nowhere
         started = time.monotonic()
         await self.bot.start()
