@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from PIL import Image
 
 from .palette import RGB
+from .png_bands import palette_png, writable
 
 COMPRESS_LEVEL = 2
 PALETTE_SIZE = 255  # one index left free: the GIF replay uses it for "unchanged"
@@ -72,7 +73,11 @@ def to_palette(image: Image.Image, palette: Image.Image) -> Image.Image:
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """PNG bytes at ``COMPRESS_LEVEL``. Deterministic: no time stamps or text chunks."""
+    """PNG bytes at ``COMPRESS_LEVEL``. Deterministic: no time stamps or text chunks.
+    A palette picture's rows are deflated in bands, each band once for every picture
+    that holds the same rows (``render.png_bands``)."""
+    if writable(image):
+        return palette_png(image, COMPRESS_LEVEL)
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=COMPRESS_LEVEL)
     return buf.getvalue()
