@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import ImageStat
 
 import render
-from render.hand import CAPTION_H, CARD_H, CARD_W, GAP, MARGIN
+from render.encode import png_bytes, to_palette
+from render.hand import (
+    CAPTION_H,
+    CARD_H,
+    CARD_W,
+    CARDS,
+    GAP,
+    MARGIN,
+    hand_image,
+    hand_in_palette,
+    hand_palette,
+)
 
 from .helpers import decode, played
 
@@ -50,3 +64,28 @@ def test_beginner_hand_of_one_card_and_a_dice_roll_render() -> None:
     dice = played("dice", 2, 1).observation(0)
     assert dice["dice"]
     assert decode(render.hand_png(dice, caption="Dice")).format == "PNG"
+
+
+_captions = st.text(alphabet=st.sampled_from(list("AaÆæØøÅågjpqyQ·#-_ 🏠ÉÖ")), max_size=120)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cards=st.lists(st.tuples(st.sampled_from(CARDS), st.booleans()), max_size=6),
+       caption=_captions, lang=st.sampled_from(["en", "no"]))
+def test_the_hand_built_from_mapped_parts_is_the_whole_hand_mapped_pixel_for_pixel(
+        cards: list[tuple[str, bool]], caption: str, lang: str) -> None:
+    obs = {"game": "kids", "hand": [card for card, _ in cards],
+           "dead": [card for card, dead in cards if dead]}
+    whole = to_palette(hand_image(obs, caption=caption, lang=lang), hand_palette(lang))
+    parts = hand_in_palette(obs, caption=caption, lang=lang)
+    assert parts.tobytes() == whole.tobytes()
+    assert parts.getpalette() == whole.getpalette()
+    assert png_bytes(parts) == png_bytes(whole)
+
+
+@pytest.mark.parametrize("roll", [[1, 6], [4, 4], [2]])
+def test_a_dice_hand_built_from_mapped_parts_is_the_whole_hand_mapped(roll: list[int]) -> None:
+    obs = {"game": "dice", "dice": roll}
+    whole = to_palette(hand_image(obs, caption="Dice · #games", lang="no"),
+                       hand_palette("no"))
+    assert hand_in_palette(obs, caption="Dice · #games", lang="no").tobytes() == whole.tobytes()
