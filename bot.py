@@ -32,6 +32,7 @@ from engine.manager import Clock, GameManager
 from engine.manager.store import SchemaTooNew, Store, redacted
 from runtime.budget import GlobalBudget, processes_of
 from runtime.commands import AnnouncedTree, sync_commands
+from runtime.heap import settle
 from runtime.invite import invite_url
 from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
@@ -52,9 +53,12 @@ class SequenceBot(commands.Bot):
     syncs the commands. Each part is built here, typed, and handed to what uses it."""
 
     def __init__(self, settings: Settings, *, clock: Clock | None = None,
-                 drain_seconds: float = DRAIN_SECONDS, **options: Any) -> None:
+                 drain_seconds: float = DRAIN_SECONDS, settle_heap: bool = False,
+                 **options: Any) -> None:
         """``clock``: the game manager's time (tests move it by hand; default the system's);
-        ``drain_seconds``: how long a stop waits for the clicks under way."""
+        ``drain_seconds``: how long a stop waits for the clicks under way;
+        ``settle_heap``: once set up, set what start-up made apart from the garbage
+        collector's full passes (``runtime/heap.py``; a process running one bot only)."""
         options.setdefault("intents", discord.Intents.default())
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
@@ -79,6 +83,7 @@ class SequenceBot(commands.Bot):
         self.settings = settings
         self._clock = clock
         self._drain_seconds = drain_seconds
+        self._settle_heap = settle_heap
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
@@ -142,6 +147,8 @@ class SequenceBot(commands.Bot):
         await manager.start()
         if self.activity_app is not None:
             await self.activity_app.serve()
+        if self._settle_heap:  # (before the one step that may fail and be tried again)
+            settle()
         await sync_commands(self.tree, self.settings, store.games)
 
     async def on_ready(self) -> None:
@@ -209,6 +216,7 @@ async def run(settings: Settings, **options: Any) -> None:
     quiet_voice_warnings()
     pace_reconnects(settings)
     options.setdefault("tree_cls", AnnouncedTree)
+    options.setdefault("settle_heap", True)  # (this process runs this one bot)
     bot = bot_class(settings)(settings, **options)
     if settings.sharded:
         log.info("running shard%s %s of %d", "" if len(settings.shard_ids or ()) == 1 else "s",

@@ -36,8 +36,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       channel_pace: int = 0, clock: Clock | None = None,
                       metrics_port: int | None = None, activity: bool = False,
                       dev_guild: bool = True, game_seed: int | None = None,
-                      preferences_every: float = 10.0, drain_seconds: float = DRAIN_SECONDS
-                      ) -> AsyncIterator[SequenceBot]:
+                      preferences_every: float = 10.0, drain_seconds: float = DRAIN_SECONDS,
+                      settle_heap: bool = False) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
@@ -48,7 +48,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
     ``game_seed``: every game dealt and rolled from this seed (the same game every run);
     ``preferences_every``: how often the servers' preferences are read again (several
     processes on PostgreSQL); ``drain_seconds``: how long a stop waits for the clicks under
-    way."""
+    way; ``settle_heap``: freeze what the bot's start-up made, as ``python bot.py`` does
+    (the test must ``gc.unfreeze()`` after)."""
     settings = Settings(token=fake.token, database_path=db,
                         dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
@@ -58,7 +59,7 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                         preferences_every=preferences_every,
                         client_secret=fake.activities.client_secret if activity else None)
     bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01,
-                      drain_seconds=drain_seconds)
+                      drain_seconds=drain_seconds, settle_heap=settle_heap)
     task = asyncio.create_task(bot.start(fake.token))
     try:
         ready = asyncio.create_task(bot.wait_until_ready())
