@@ -21,7 +21,7 @@ than "50 in any second": Discord counts a request when it arrives, the pace when
 leaves; between the two are the network, the request's body being written, a busy event
 loop. A pace that lets a whole second's worth go at once can then land two seconds' worth
 in one of Discord's windows. A smooth pace lands at most ``burst + rate x (1 s + delay)``
-in any of Discord's seconds. Each process's burst (a tenth of its part, at least one
+in any of Discord's seconds. Each process's burst (15 % of its part, at least one
 request) comes out of its part, so all processes together let at most 40 go in any second
 of their own clocks, whatever their number, and delays up to about a quarter of a second
 on the way still stay under 50. The same margin covers the seconds after a process starts
@@ -57,11 +57,19 @@ from .fair_pace import FairPace
 log = logging.getLogger("sequence")
 
 SHARE = 0.8  # of the token's limit, for all processes together (see above)
-BURST = 0.1  # of a process's part of a window, what may leave at once (at least 1)
+#: of a process's part of a window, what may leave at once (at least 1). A bigger burst
+#: is a smaller steady rate (the two together are the part), and the burst is what the
+#: boards of moves made in the same instant go at once from while a backlog drains: with
+#: a tenth (4 of 40, 3 held), the e2e bench's 50 tables had boards waiting 15-35 ms for
+#: the next token, its slowest moves (``e2e_move_ms_p99`` 23-33 ms in five runs, 14-19 ms
+#: in three with 6 of 40, alternating). The price: a backlog drains at 34 requests a
+#: second, not 36 (the bench's 50 tables opening at once: the last hand 13.8 s after
+#: Start, not 11.9; the median 7.2 s, not 7.0)
+BURST = 0.15
 #: of a process's burst, the requests left in the bucket by a request nobody waits for yet
 #: and by a hand (``FairPace``'s ``held``, by step of ``urgent``): a backlog of either
 #: leaves them, so a move's board goes at once
-HELD = (3, 2)
+HELD = (5, 3)
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
 

@@ -17,7 +17,9 @@ import discord
 import pytest
 
 from engine.manager.store.postgres import PostgresDatabase
-from runtime.budget import BURST, SHARE, GlobalBudget, flow_of, is_exempt
+from runtime.budget import BURST, HELD, SHARE, GlobalBudget, flow_of, is_exempt
+from runtime.fair_pace import FairPace
+from tests.admin.test_fair_pace import Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.conftest import running
 from tests.fakediscord.limits import is_interaction_endpoint
@@ -42,6 +44,29 @@ def test_one_process_has_the_whole_share_and_no_limit_means_no_pace() -> None:
     alone = GlobalBudget(50, BASE)
     assert alone.burst == 50 * SHARE * BURST and alone.burst + alone.rate == 50 * SHARE
     assert GlobalBudget(0, BASE).rate == 0
+
+
+@pytest.mark.parametrize(("crowd_ahead", "boards"), [(0, 5), (1, 3)],
+                         ids=["hellos", "dealt hands"])
+async def test_boards_of_moves_made_at_once_go_at_once_while_a_room_of_tables_opens(
+        crowd_ahead: int, boards: int) -> None:
+    # A room of tables opening at once keeps a lone process's budget busy for seconds
+    # (hellos, then dealt hands), while people at the tables that started first already
+    # move, several in the same instant. With a tenth of the part as the burst (4, with
+    # 3 held), only 3 such boards (2 behind a backlog of hands) went at once, and the next
+    # waited for a token: the e2e bench's slowest moves.
+    alone = GlobalBudget(50, BASE)
+    clock = Clock()
+    pace = FairPace(alone.rate, alone.burst, held=HELD, clock=clock, sleep=clock.sleep)
+    crowd = [asyncio.create_task(pace.take(f"dm-{i}", ahead=crowd_ahead)) for i in range(60)]
+    for _ in range(30):  # the backlog has been draining for a while
+        await asyncio.sleep(0)
+    assert pace.waiting > 20, "a backlog still waits"
+    waited = [await pace.take(f"table-{i}", ahead=2) for i in range(boards + 1)]
+    token = 1 / alone.rate  # (about 29 ms)
+    assert max(waited[:boards]) < token / 100, waited
+    assert waited[boards] > token / 2, "the burst is bounded: the next board waits for a token"
+    await asyncio.gather(*crowd)
 
 
 @pytest.mark.parametrize(("url", "counted"), [
