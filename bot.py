@@ -56,9 +56,8 @@ class SequenceBot(commands.Bot):
                  drain_seconds: float = DRAIN_SECONDS, settle_heap: bool = False,
                  **options: Any) -> None:
         """``clock``: the game manager's time (tests move it by hand; default the system's);
-        ``drain_seconds``: how long a stop waits for the clicks under way;
-        ``settle_heap``: once set up, set what start-up made apart from the garbage
-        collector's full passes (``runtime/heap.py``; a process running one bot only)."""
+        ``drain_seconds``: how long a stop waits for the clicks under way; ``settle_heap``:
+        freeze start-up's objects once set up (``runtime/heap.py``; one bot a process)."""
         options.setdefault("intents", discord.Intents.default())
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
@@ -82,8 +81,7 @@ class SequenceBot(commands.Bot):
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings = settings
         self._clock = clock
-        self._drain_seconds = drain_seconds
-        self._settle_heap = settle_heap
+        self._drain_seconds, self._settle_heap = drain_seconds, settle_heap
         self.store: Store | None = None
         self.manager: GameManager | None = None
         self.desk: Desk | None = None
