@@ -96,9 +96,6 @@ class Computers:
         self.delay = delay  # seconds a computer waits before it moves, so people can follow
         self._make = make  # make_agent(level, seed); tests and benchmarks pass a fast one
         self._drivers: dict[int, asyncio.Task[None]] = {}
-        # drivers whose move ended their game: let go of it, still telling its end (a Dice
-        # game's replay takes seconds); a shutdown cuts them with the others
-        self._ending: set[asyncio.Task[None]] = set()
         self._agents: dict[int, dict[int, Agent]] = {}
         self._halted = False
 
@@ -139,14 +136,19 @@ class Computers:
         driver = self._drivers.get(game_id)
         return driver is not None and not driver.done()
 
+    def busy(self) -> bool:
+        """Whether any computer player is thinking or waiting to move."""
+        return any(not d.done() for d in self._drivers.values())
+
     def forget(self, game_id: int) -> None:
-        """The game ended: stop its driver (unless it is the one asking) and its players."""
+        """The game ended: stop its driver (unless it is the one asking: its own move ended
+        the game, and it waits for the end to be told) and its players. A driver stopped
+        while it waits for its move's events to be told stops waiting, and no more: the
+        telling is the outbox's, and goes on (with the events of the move that ended the
+        game, queued behind)."""
         driver = self._drivers.pop(game_id, None)
         if driver is not None and driver is not asyncio.current_task():
             driver.cancel()
-        elif driver is not None:  # (its own move ended the game: it tells the end next)
-            self._ending.add(driver)
-            driver.add_done_callback(self._ending.discard)
         self._agents.pop(game_id, None)
 
     def games_held(self) -> int:
@@ -154,19 +156,18 @@ class Computers:
         return len(set(self._agents) | {g for g, d in self._drivers.items() if not d.done()})
 
     async def settle(self) -> None:
-        """Wait until no computer player is thinking or waiting to move, nor telling the
-        end of the game its move won (tests, demo)."""
+        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
         while True:
-            busy = [d for d in [*self._drivers.values(), *self._ending] if not d.done()]
+            busy = [d for d in self._drivers.values() if not d.done()]
             if not busy:
                 return
             await asyncio.gather(*busy, return_exceptions=True)
 
     def halt(self) -> list[asyncio.Task[None]]:
-        """Shutting down: no new driver; the ones thinking or telling are cancelled (to be
-        awaited), so none is left to meet the connections closed under it."""
+        """Shutting down: no new driver; the ones thinking or waiting are cancelled (to be
+        awaited). What they were telling is the outbox's to cut (``Outbox.halt``)."""
         self._halted = True
-        drivers = [d for d in [*self._drivers.values(), *self._ending] if not d.done()]
+        drivers = [d for d in self._drivers.values() if not d.done()]
         for driver in drivers:
             driver.cancel()
         return drivers

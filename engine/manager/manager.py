@@ -3,8 +3,8 @@
 A facade over small owners. Every change goes the same way: find the table, take its lock
 (``sharing``: which also brings it to its stored version), check the rule (``lobby``, the
 engine), make the step (``step``: engine -> commit -> events queued), let the lock go,
-then have the computers and the outbox follow (``_after``: a computer to move is kicked,
-the queued events are told). So listeners hear of a change only after it is committed,
+then have the computers and the outbox follow (``Computers.after``: a computer to move is
+kicked, the queued events are told). So listeners hear of a change only after it is committed,
 and a crash never leaves an announced move unsaved. See docs/MANAGER.md for the whole
 interface.
 """
@@ -140,13 +140,18 @@ class GameManager:
         thinking or waiting, never a commit half done (SIGTERM of the bot comes here)."""
         self._sharing.closing = True
         async with self._sharing.holding_all():
-            tasks = [*self._computers.halt(), self._due.stop()]
+            tasks = [*self._computers.halt(), *self._outbox.halt(), self._due.stop()]
         await asyncio.gather(*(t for t in tasks if t is not None), return_exceptions=True)
         await self._sharing.close()
 
     async def settle(self) -> None:
-        """Wait until no computer player is thinking or waiting to move (tests, demo)."""
-        await self._computers.settle()
+        """Wait until no computer player is thinking or waiting to move, and every change
+        is told (tests, demo)."""
+        while True:
+            await self._computers.settle()
+            await self._outbox.settle()
+            if not self._computers.busy():
+                return
 
     def add_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.add_listener(listener)

@@ -2,7 +2,10 @@
 
 A change queues its events while its game's lock is held and they are told after the lock
 is let go (``flush``), one game's events one at a time and in order, to every listener in
-turn. A ``Hearer`` is told each event as it is queued instead (committed, in commit
+turn. The telling is a task of the outbox's own, which the change that started it waits
+for: a caller given up on (a computer player cancelled because a person's move ended its
+game) stops waiting, never the telling, so the events a later change left to it (that
+move's board and the end) are still told. Only a stop (``halt``) cuts a telling. A ``Hearer`` is told each event as it is queued instead (committed, in commit
 order), so it never waits for a slower listener's work on the event before. A listener
 that raises is logged and skipped: a game never stops because a message could not be
 shown. One that met the database away (``StoreUnavailable``, said once by
@@ -37,7 +40,7 @@ class Outbox:
         self._listeners: list[Listener] = []
         self._hearers: list[Hearer] = []
         self._queues: dict[int, deque[Event]] = {}
-        self._telling: dict[int, asyncio.Task[Any] | None] = {}  # game -> the task telling
+        self._telling: dict[int, asyncio.Task[None]] = {}  # game -> the task telling
         # told when a game's queue is empty again (several processes: the promise to
         # announce, written with the change, is kept), with how far the game was told
         self._emptied: list[Callable[[int, int | None], Awaitable[None]]] = []
@@ -77,15 +80,38 @@ class Outbox:
         return game_id in self._telling or bool(self._queues.get(game_id))
 
     async def flush(self, game_id: int) -> None:
-        """Tell a game's queued events in commit order. A delivery already under way in
-        another task picks the new ones up itself. A listener never changes a table while
-        it is told of one (the calls would go down and come back up): that is a bug, and
-        raises here, in the listener's call."""
-        if game_id in self._telling:
-            if self._telling[game_id] is asyncio.current_task():
+        """Tell a game's queued events in commit order, and wait until they are told. A
+        telling already under way picks the new ones up itself (this returns at once). A
+        listener never changes a table while it is told of one (the calls would go down
+        and come back up): that is a bug, and raises here, in the listener's call.
+
+        The telling runs in a task of its own: cancelling the caller (a computer player
+        whose game a person's move just ended) stops only its waiting, so every event
+        queued, by it or by a later change counting on it, is still told."""
+        telling = self._telling.get(game_id)
+        if telling is not None and not telling.done():
+            if telling is asyncio.current_task():
                 raise RuntimeError(f"a listener changed game {game_id} while being told of it")
             return
-        self._telling[game_id] = asyncio.current_task()
+        task = asyncio.create_task(self._tell_queued(game_id), name=f"telling-{game_id}")
+        self._telling[game_id] = task
+        task.add_done_callback(lambda done: self._ended(game_id, done))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if task.cancelled() and caller is not None and not caller.cancelling():
+                return  # a stop cut the telling (``halt``), not the caller
+            if not task.done():
+                task.add_done_callback(_unheard)  # (its caller is gone: a failure is logged)
+            raise
+
+    def _ended(self, game_id: int, task: asyncio.Task[None]) -> None:
+        # (a telling cut before it began never ran its own ``finally``)
+        if self._telling.get(game_id) is task:
+            del self._telling[game_id]
+
+    async def _tell_queued(self, game_id: int) -> None:
         try:
             through: int | None = None
             while True:
@@ -104,7 +130,23 @@ class Outbox:
                 # (a change made while the hooks ran queued more, and its own flush
                 # returned at once, counting on this one: tell them too)
         finally:
-            del self._telling[game_id]
+            if self._telling.get(game_id) is asyncio.current_task():
+                del self._telling[game_id]
+
+    async def settle(self) -> None:
+        """Wait until no game's events are being told (tests, the demo)."""
+        while self._telling:
+            await asyncio.gather(*self._telling.values(), return_exceptions=True)
+
+    def halt(self) -> list[asyncio.Task[Any]]:
+        """Shutting down: every telling under way is cut (its tasks returned, to be
+        awaited), so none is left to meet the connections closed under it. What it had
+        not told is told again by the next start, or by another process (the final board
+        owed, the promise not kept)."""
+        tasks = list(self._telling.values())
+        for task in tasks:
+            task.cancel()
+        return tasks
 
     async def tell(self, event: Event) -> bool:
         """One event to every listener and hearer now, outside any game's queue; False if
@@ -129,6 +171,16 @@ class Outbox:
     def games_queued(self) -> int:
         """How many games have events waiting (stays 0 between games)."""
         return len(self._queues)
+
+
+def _unheard(task: asyncio.Task[None]) -> None:
+    """A telling whose caller stopped waiting: a failure nobody hears of is logged, not
+    left unretrieved (the database away is said once, by the store)."""
+    if task.cancelled():
+        return
+    error = task.exception()
+    if error is not None and not isinstance(error, StoreUnavailable):
+        log.error("telling a game's events failed", exc_info=error)
 
 
 class FinalBoards:
