@@ -188,7 +188,10 @@ class Computers:
                 pause = False
                 await self._outages.wait_to_retry()
             except Refusal:
-                return  # the game ended meanwhile (elsewhere)
+                # the game ended meanwhile (elsewhere: another process's change, which
+                # this one only followed), so its players are let go here
+                self._agents.pop(game_id, None)
+                return
             except Exception:
                 log.exception("computer player of game %d stopped", game_id)
                 return

@@ -18,19 +18,22 @@ from tests.waiting import until
 
 
 def shard_process(fake: FakeDiscord, tmp_path: Path, url: str, shard: int,
-                  env: dict[str, str] | None = None) -> BotProcess:
+                  env: dict[str, str] | None = None, *, computer_delay: float = 0.0
+                  ) -> BotProcess:
     return BotProcess(fake, tmp_path / "unused.db", tmp_path / f"shard{shard}.log",
-                      computer_delay=0.0,
+                      computer_delay=computer_delay,
                       extra_env={"DATABASE_URL": url, "SHARD_COUNT": "2",
                                  "SHARD_IDS": str(shard), **(env or {})})
 
 
 @contextlib.asynccontextmanager
 async def two_processes(fake: FakeDiscord, tmp_path: Path, url: str, *,
-                        env: Callable[[int], dict[str, str]] | None = None
+                        env: Callable[[int], dict[str, str]] | None = None,
+                        computer_delay: float = 0.0
                         ) -> AsyncIterator[tuple[BotProcess, BotProcess]]:
     """``env(shard)``: more settings for the process of that shard (e.g. its Activity)."""
-    zero, one = (shard_process(fake, tmp_path, url, shard, env(shard) if env else None)
+    zero, one = (shard_process(fake, tmp_path, url, shard, env(shard) if env else None,
+                               computer_delay=computer_delay)
                  for shard in (0, 1))
     try:
         await asyncio.gather(zero.launch(), one.launch())  # both start at once

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -28,12 +32,58 @@ class HttpFault:
 
 
 @dataclass
+class Hold:
+    """A slow Discord: each request matching ``method``, ``path`` and ``body`` (a check of
+    its JSON) is answered only after ``seconds``, or once the test lets go (``release``),
+    whichever comes first; then it is carried out as usual."""
+
+    seconds: float
+    method: str | None = None
+    path: str | None = None
+    body: Callable[[Any], bool] | None = None
+    held: int = 0  # requests held so far
+    holding: int = 0  # requests being held now
+    _released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, method: str, path: str, body: Any) -> bool:
+        if self._released.is_set() or (self.method is not None and self.method != method):
+            return False
+        if self.path is not None and re.search(self.path, path) is None:
+            return False
+        return self.body is None or self.body(body)
+
+    async def wait(self) -> None:
+        self.held += 1
+        self.holding += 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._released.wait(), self.seconds)
+        finally:
+            self.holding -= 1
+
+    def release(self) -> None:
+        """Let every request held go now (and hold no more)."""
+        self._released.set()
+
+
+@dataclass
 class Faults:
     """Switches a test flips to make the fake Discord misbehave."""
 
     #: Users whose DMs are closed: sending them a message answers 403 with code 50007.
     closed_dms: set[int] = field(default_factory=set)
     http: list[HttpFault] = field(default_factory=list)
+    holds: list[Hold] = field(default_factory=list)
+
+    def slow(self, seconds: float, *, method: str | None = None, path: str | None = None,
+             body: Callable[[Any], bool] | None = None) -> Hold:
+        """Matching requests are answered ``seconds`` late (or when released)."""
+        hold = Hold(seconds, method, path, body)
+        self.holds.append(hold)
+        return hold
+
+    def hold_for(self, method: str, path: str, body: Any) -> Hold | None:
+        return next((h for h in self.holds if h.matches(method, path, body)), None)
 
     def rate_limit(self, *, times: int = 1, retry_after: float = 0.05, method: str | None = None,
                    path: str | None = None) -> HttpFault:

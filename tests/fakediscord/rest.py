@@ -152,7 +152,11 @@ class Router:
 
     async def answer(self, request: web.Request, path: str, body: RequestBody
                      ) -> web.StreamResponse:
-        """A fault the test injected for this request, else the route's answer."""
+        """A fault the test injected for this request, else the route's answer (late, if
+        the test made Discord slow for it)."""
+        hold = self.faults.hold_for(request.method, path, body.json)
+        if hold is not None:
+            await hold.wait()
         fault = self.faults.take(request.method, path)
         if fault is not None and fault.after_handling:
             # the worst 5xx: the request went through, but the answer is lost on the way
