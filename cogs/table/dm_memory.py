@@ -24,15 +24,21 @@ the store again:
 - **moves a click shows**: the click that makes a move from the hand message turns that
   message into the new hand itself (an interaction response), so the hand's own delivery
   for that move is not sent. Per game in play, dropped when it ends.
-- **notes** of what a hand message shows after a click changed it (a card's choices, the
-  new hand): two a move, the most frequent write of the Discord side. They are written
-  together, within ``NOTE_AFTER`` seconds, in one transaction for every game (before, each
-  was a commit of its own: two fsyncs a move beside the move's, queued in front of the next
-  moves' commits). Until then they are what this process answers for those seats. A note is
-  a hint that spares an edit: if a process is killed before writing it, the hand message
-  is edited once more, or a tap on it finds it out of date and makes it true. A message that
-  becomes a seat's hand (sent, taken over) is written at once: losing that would send a
-  second hand.
+- **notes** that a hand message shows the seat's cards again after a click changed it
+  (the new hand after a move, the way back from a card's choices): the most frequent write
+  of the Discord side. They are written together, within ``NOTE_AFTER`` seconds, in one
+  transaction for every game (each a commit of its own was an fsync a move beside the
+  move's, queued in front of the next moves' commits). Until then they are what this
+  process answers for those seats. Such a note is a hint that spares an edit: if a process
+  is killed before writing it, the row still says the message shows something else (a
+  card's choices, an older hand), so the hand message is edited once more.
+
+  A change the other way, from the cards to anything else (a card's numbered spaces), is
+  written at once, before the message changes: lost, the row would go on saying that the
+  message shows the seat's cards, which is just what a restart compares with, and the
+  choice of a move that was never kept would stay in the DM (issue 46: killed right after
+  the number's tap, before the move was kept, 3 runs of 3). So is a message that becomes a
+  seat's hand (sent, taken over): losing that would send a second hand.
 
 Times are wall-clock epoch seconds (compared across processes); the clock is a parameter.
 """
@@ -58,6 +64,7 @@ DOORS_HELD = 4096  # people whose door this process keeps in memory, at most
 GAMES_HELD = 2048  # games whose seats' hand messages this process keeps in memory, at most
 NOTE_AFTER = 0.5  # seconds a note of what a hand message shows waits for others
 NOTES_HELD = 512  # notes waiting, at most: one more writes them all at once
+CARDS = "hand:"  # what a row says a message shows when it shows the seat's cards
 
 Seat = tuple[int, int]  # (game, seat)
 
@@ -230,11 +237,13 @@ class DmMemory:
 
     async def hand_shows(self, hand: DmHand) -> None:
         """``hand.message_id`` is the seat's hand message and shows ``hand.shows``: a note
-        written with others shortly if it is the message kept for the seat already, else
-        (a message new to the seat) written now."""
+        written with others shortly if it is the message kept for the seat already and
+        it shows the seat's cards (``CARDS``), else written now (a message new to the seat,
+        or one that no longer shows the cards: see the module's doc)."""
         key = (hand.game_id, hand.seat)
         known = self._notes.get(key) or self._held(*key)
-        if known is not None and replace(known, shows=hand.shows) == hand:
+        if (known is not None and replace(known, shows=hand.shows) == hand
+                and hand.shows.startswith(CARDS)):
             self._hold(hand)
             self._note(key, hand)
             return

@@ -136,9 +136,11 @@ class HandInPlace:
         """A card tapped: the hand message becomes that card's choices."""
         payload = await choice_payload(table, obs, seat, actions, question, lang,
                                        removing=removing)
-        await _update(interaction, payload)
+        # kept before the message changes (``DmMemory.hand_shows``): a process killed
+        # between the two must not leave a restart believing the cards are shown
         await self._noted(interaction, table.game_id, seat,
                           choice_shown(int(obs["history_length"])))
+        await _update(interaction, payload)
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str, *, note: str | None = None) -> None:

@@ -26,6 +26,7 @@ from ..i18n import t
 from . import messages
 from .buttons import BackToCards, CardButton
 from .choices import choices_view, spaces_of
+from .dm_memory import CARDS
 from .messages import game_name, stopped
 from .pictures import board_file, choice_file, hand_file
 
@@ -153,7 +154,7 @@ def hand_shown(obs: Observation) -> str:
     """What a hand message shows, in a few words kept with it in the store: its cards, a
     dead one starred (shown red), so an edit that would change nothing is not sent."""
     dead = set(obs.get("dead") or [])
-    return "hand:" + ",".join(c + ("*" if c in dead else "") for c in obs.get("hand") or [])
+    return CARDS + ",".join(c + ("*" if c in dead else "") for c in obs.get("hand") or [])
 
 
 def choice_shown(ply: int) -> str:

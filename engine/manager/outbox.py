@@ -5,13 +5,15 @@ is let go (``flush``), one game's events one at a time and in order, to every li
 turn. The telling is a task of the outbox's own, which the change that started it waits
 for: a caller given up on (a computer player cancelled because a person's move ended its
 game) stops waiting, never the telling, so the events a later change left to it (that
-move's board and the end) are still told. Only a stop (``halt``) cuts a telling. A ``Hearer`` is told each event as it is queued instead (committed, in commit
-order), so it never waits for a slower listener's work on the event before. A listener
-that raises is logged and skipped: a game never stops because a message could not be
-shown. One that met the database away (``StoreUnavailable``, said once by
-the store) is skipped without a log line, and the game's queue does not count as told:
-with several processes the promise to announce is then not kept, so the table is shown
-again (what is missing only) once it runs out.
+move's board and the end) are still told. Only a stop (``halt``) cuts a telling.
+
+A ``Hearer`` is told each event as it is queued instead (committed, in commit order), so
+it never waits for a slower listener's work on the event before. A listener that raises is
+logged and skipped: a game never stops because a message could not be shown. One that met
+the database away (``StoreUnavailable``, said once by the store) is skipped without a log
+line, and the game's queue does not count as told: with several processes the promise to
+announce is then not kept, so the table is shown again (what is missing only) once it runs
+out.
 
 The final-board mark is the store's note that a finished game's last board got out: a
 process that died between the last move's commit and its board leaves a final board owed,

@@ -18,10 +18,10 @@ from engine.factory import load, replay
 from engine.game import Game
 from engine.manager import Store
 from tests.activity.browser import free_port, served
-from tests.e2e.processes import two_processes
 from tests.activity.conftest import Table, a_table
 from tests.activity.pages import PageClient
 from tests.e2e.people import boards, game_of
+from tests.e2e.processes import two_processes
 from tests.fakediscord import FakeDiscord, FakeMessage
 
 HELD = 0.8  # seconds Discord takes over each computer's board (about 1 s, as seen)
@@ -205,7 +205,7 @@ async def play_to_the_end(fake: FakeDiscord, tablet: PageClient, phone: PageClie
             await tablet.play(str(choice), frame["ply"])
             continue
         await fake.wait_for(lambda: held.holding, 5, "the computer's board held")
-        await phone.table_where(lambda t: t["ply"] == frame["ply"], "the phone's table")
+        await phone.table_where(lambda t, p=frame["ply"]: t["ply"] == p, "the phone's table")
         await phone.play(win, frame["ply"])
         return True
 

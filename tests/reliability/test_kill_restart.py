@@ -22,7 +22,7 @@ import pytest
 from cogs.table.messages import seat_names
 from cogs.table.pictures import ALT_TEXT_LIMIT
 from render.alt import alt_text
-from tests.fakediscord import Person
+from tests.fakediscord import FakeMessage, Person
 from tests.waiting import until
 
 from .chaos import LONG_RUN_TABLES, KillRun, TableSpec
@@ -187,6 +187,56 @@ async def test_the_hand_a_crash_swallowed_is_sent_on_recovery(tmp_path: Path) ->
         # recovery runs once the bot is back on the gateway, and a hand goes after the
         # boards it restores (the REST pace): 5 s was not always enough on a loaded CI
         await s.fake.wait_for(newest_hand_is_current, 15, "the hand after the draw")
+
+
+async def test_a_choice_left_in_the_dm_by_a_crash_is_the_hand_again_after_the_restart(
+        tmp_path: Path) -> None:
+    """The mover taps a card (the hand message becomes its numbered spaces) and then a
+    number; the bot is killed the moment Discord has that tap's acknowledgement, before
+    the move is kept. After the restart the message shows the hand again, not the numbers
+    of a move that never happened."""
+    async with scene(tmp_path) as s:
+        game = await start_game(s, "kids")
+        seat = game.replayed().current_seat
+        assert seat is not None
+        mover = s.person(game.user_of(seat))
+        hand = await s.fake.wait_for(lambda: kept_hand_of(mover, game.id), 10, "the hand")
+        card = next(c for c in hand.custom_ids() if c.startswith(f"seq:card:{game.id}:"))
+        await (await mover.click(hand, card)).wait_ack()
+        await s.fake.wait_for(lambda: not kept_hand_of(mover, game.id, cards=True), 5,
+                              "the card's numbered spaces on the hand message")
+        fired = await s.kill_when(deferred_update, deliver=True)
+        number = next(c for c in hand.custom_ids() if c.startswith("seq:play:"))
+        with contextlib.suppress(TimeoutError):
+            await mover.click(hand, number, timeout=5)
+        await restart_after_kill(s, fired)
+        assert s.game().actions == (), "the move was not kept"
+        cards = set(s.game().replayed().observation(seat)["hand"])
+        # a bound on failure: recovery edits the hand once the bot is on the gateway
+        # (how soon is the bench's, recovery_last_hand_ms)
+        await s.fake.wait_for(
+            lambda: (m := kept_hand_of(mover, game.id, cards=True)) is not None
+            and {c.rsplit(":", 1)[1] for c in m.custom_ids()
+                 if c.startswith("seq:card:")} == cards, 10, "the hand again in the DM")
+
+
+def kept_hand_of(person: Person, game_id: int, *, cards: bool = False
+                 ) -> FakeMessage | None:
+    """The bot's newest lasting message in ``person``'s DMs for ``game_id`` (the hand
+    message, in whichever state); ``cards``: only while it shows the cards."""
+    mine = [m for m in person.dms() if not m.ephemeral and any(
+        c.startswith((f"seq:card:{game_id}:", f"seq:back:{game_id}:")) for c in m.custom_ids())]
+    if not mine:
+        return None
+    newest = mine[-1]
+    if cards and not any(c.startswith("seq:card:") for c in newest.custom_ids()):
+        return None
+    return newest
+
+
+def deferred_update(method: str, path: str, body: dict[str, Any]) -> bool:
+    """The acknowledgement of a tap that will change its message (DEFERRED_UPDATE)."""
+    return method == "POST" and path.endswith("/callback") and body.get("type") == 6
 
 
 async def test_a_roll_whose_prompt_a_crash_swallowed_can_be_placed_after_recovery(

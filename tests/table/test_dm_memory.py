@@ -98,14 +98,14 @@ async def test_a_clicks_note_is_read_back_at_once_and_written_with_the_others(
     for hand in dealt:
         await memory.hand_shows(hand)  # a message new to the seat: written at once
     assert await store.posted.dm_hand(3, 0) == dealt[0]
-    for hand in dealt:
+    for hand in dealt:  # the new hand after a move, shown by the click's answer
         await memory.hand_shows(DmHand(3, hand.seat, hand.user_id, hand.dm_channel,
-                                       hand.message_id, "choice:4"))
-    assert (await memory.kept_hand(3, 1)).shows == "choice:4"  # type: ignore[union-attr]
+                                       hand.message_id, "hand:bear"))
+    assert (await memory.kept_hand(3, 1)).shows == "hand:bear"  # type: ignore[union-attr]
 
     async def written() -> bool:
         rows = [await store.posted.dm_hand(3, seat) for seat in (0, 1)]
-        return all(row is not None and row.shows == "choice:4" for row in rows)
+        return all(row is not None and row.shows == "hand:bear" for row in rows)
 
     await until(written, "both notes in the store")
     assert memory.held()["notes"] == 0
@@ -113,11 +113,23 @@ async def test_a_clicks_note_is_read_back_at_once_and_written_with_the_others(
 
 async def test_the_notes_waiting_are_written_when_the_bot_stops(store: Store) -> None:
     memory = DmMemory(store.posted, note_after=3600)
-    await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion"))
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "choice:2"))
-    assert (await store.posted.dm_hand(3, 0)).shows == "hand:lion"  # type: ignore[union-attr]
-    await memory.close()
+    await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion"))  # back to the cards
     assert (await store.posted.dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
+    await memory.close()
+    assert (await store.posted.dm_hand(3, 0)).shows == "hand:lion"  # type: ignore[union-attr]
+
+
+async def test_a_hand_message_that_stops_showing_the_cards_is_kept_at_once(
+        store: Store) -> None:
+    """A card tapped turns the hand into its numbered spaces: that is in the store before
+    the next moment, so a process killed then leaves no row saying the cards are shown
+    (a restart would leave the numbers of a move never kept in the DM)."""
+    memory = DmMemory(store.posted, note_after=3600)
+    await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion,bear"))
+    await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "choice:2"))
+    assert (await store.posted.dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
+    assert memory.held()["notes"] == 0
 
 
 async def test_a_finished_games_hand_rows_leave_the_memory(store: Store) -> None:
