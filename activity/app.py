@@ -27,7 +27,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from render.words import catalogue, lang_of
+from render.words import catalogue, lang_of, t
 
 from .connection import GOING_AWAY, Connection
 from .hub import Hub, frame_of
@@ -174,15 +174,24 @@ class ActivityServer:
         try:
             hello = parse(message.data)
             session = self._sessions.check(hello.get("session"))
+        except (BadSession, ValueError) as exc:
+            log.info("a page was refused at hello (%s)", exc)
+            await ws.send_str(frame_of("refused", code="login", text=""))
+            await ws.close(code=LOGIN_REFUSED)  # (the page logs in again)
+            return None
+        try:
             instance = hello.get("instance")
             if not isinstance(instance, str) or not 0 < len(instance) <= 128:
                 raise LoginRefused("no_activity", "no instance")
             place = await self._login.place(instance, session.user_id)
-        except (BadSession, ValueError, LoginRefused) as exc:
-            code = getattr(exc, "code", "login")
+        except LoginRefused as exc:
+            # Discord knows this person, but does not place them in an Activity of this
+            # bot's here: logging in again would not change that, so the page says so in
+            # their language and stops (it does not keep trying)
             log.info("a page was refused at hello (%s)", exc)
-            await ws.send_str(frame_of("refused", code=code, text=""))
-            await ws.close(code=NOT_HERE if code == "not_in_activity" else LOGIN_REFUSED)
+            await ws.send_str(frame_of("refused", code="not_here",
+                                       text=t("activity.not_here", session.lang)))
+            await ws.close(code=NOT_HERE)
             return None
         except DiscordAway as exc:
             log.info("a page could not be placed: Discord away (%s)", exc)

@@ -23,6 +23,7 @@ import socket
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import aiohttp
@@ -195,11 +196,14 @@ class Screen:
 
 async def open_screen(browser: Any, fake: FakeDiscord, base: str, person: Person,
                       channel_id: int, *, size: dict[str, int] = PHONE,
-                      motion: str = "no-preference") -> Screen:
+                      motion: str = "no-preference", instance_id: str | None = None
+                      ) -> Screen:
     """``person`` opens the Activity in ``channel_id`` on a touch screen of ``size``: the
     page in mock mode, with the code the fake Discord's authorize gave them. ``motion``:
-    the device's reduced-motion setting (``"reduce"``: a device that asks for less)."""
-    instance = fake.activities.open(person, channel_id)
+    the device's reduced-motion setting (``"reduce"``: a device that asks for less);
+    ``instance_id``: the page names this instance instead of the one Discord opened."""
+    opened = fake.activities.open(person, channel_id)
+    instance = SimpleNamespace(id=instance_id or opened.id)
     code = fake.activities.authorize(person)
     guild = fake.channel_guild.get(channel_id) or ""
     context = await browser.new_context(viewport=size, has_touch=True,

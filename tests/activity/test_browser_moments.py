@@ -198,3 +198,19 @@ async def test_in_a_channel_with_no_table_the_page_opens_one(browser_table: Tabl
     # the chat sees the game as any other: its board in the channel
     await table.discord.wait_for(lambda: boards(table.discord, table.guild.channel_id), 5,
                                  "the board in the channel")
+
+
+async def test_a_page_discord_does_not_place_here_says_so_and_stops_turning(
+        browser_table: Table) -> None:
+    """Logged in, but the Activity it names is not one Discord places this person in: the
+    page says so in the bot's words, not that it could not tell who they are, and shows
+    nothing on its way (no spinner)."""
+    table = browser_table
+    carol = await open_screen(table.browser, table.discord, table.base, table["Carol"],
+                              table.guild.channel_id, instance_id="i-made-this-up")
+    table.screens.append(carol)
+    banner = carol.page.locator("#banner")
+    await banner.get_by_text("This Activity is not running in a channel the bot can see",
+                             exact=False).wait_for()
+    assert not await carol.page.locator("#banner .spinner").is_visible()
+    await carol.shot("phone-not-here")

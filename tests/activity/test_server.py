@@ -88,6 +88,23 @@ async def test_a_person_not_in_the_activity_sees_nothing(table: Table) -> None:
     await carol.connect(session=session, instance=alice.instance)
     await carol.wait_for(lambda: carol.closed_with is not None, "Carol's socket closed")
     assert carol.closed_with == 4003 and carol.tables() == []
+    # told so in words (the bot knows who she is: it is not her login that failed)
+    assert [(f["code"], f["text"]) for f in carol.refusals()] == [
+        ("not_here", "This Activity is not running in a channel the bot can see. Open it "
+                     "again from the channel.")]
+
+
+async def test_a_page_naming_an_activity_that_does_not_exist_is_told_in_its_language(
+        table: Table) -> None:
+    table["Carol"].locale = "no"
+    carol = PageClient(table.base, table["Carol"])
+    table.pages.append(carol)
+    session = await carol.login(table.discord.activities.authorize(table["Carol"]))
+    await carol.connect(session=session, instance="i-made-this-up")
+    await carol.wait_for(lambda: carol.closed_with is not None, "Carol's socket closed")
+    assert carol.closed_with == 4003, "not a login to try again"
+    assert [f["code"] for f in carol.refusals()] == ["not_here"]
+    assert carol.refusals()[0]["text"].startswith("Denne aktiviteten kjører ikke")
 
 
 async def test_a_spectator_sees_the_board_and_no_hand(table: Table) -> None:

@@ -16,7 +16,7 @@ export class Link {
     this.session = session;
     this.instance = instance;
     this.onFrame = onFrame;
-    this.onState = onState; // "open", "reconnecting", "refused"
+    this.onState = onState; // "open", "reconnecting", "refused", "not_here"
     this.relogin = relogin; // () => a fresh session, when the kept one is refused
     this.game = null;
     this.pending = null; // the move sent last, until a table shows it made or not
@@ -71,7 +71,7 @@ export class Link {
   async closed(ws, code) {
     if (ws !== this.ws) return;
     if (code === NOT_HERE) {
-      this.onState("refused");
+      this.onState("not_here"); // Discord does not place this page here: nothing to retry
       return;
     }
     this.onState("reconnecting");

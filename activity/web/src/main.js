@@ -7,6 +7,7 @@ const FALLBACK = {
   "activity.connecting": "Opening the board…",
   "activity.reconnecting": "Reconnecting…",
   "activity.login_failed": "Could not tell who you are. Close the Activity and open it again.",
+  "activity.not_here": "This Activity is not running in a channel the bot can see. Open it again from the channel.",
 };
 
 // What the tests and the bench read: when the first board was drawn, each tap's delay.
@@ -60,9 +61,12 @@ const metrics = {
 };
 window.__seq = metrics;
 
-function banner(text) {
+// A line over the page: something on its way (the spinner turns), or, `stuck`, something
+// the page cannot mend by waiting (no spinner: nothing is coming).
+function banner(text, { stuck = false } = {}) {
   const node = document.getElementById("banner");
   document.getElementById("banner-text").textContent = text || "";
+  node.classList.toggle("stuck", stuck);
   node.hidden = !text;
 }
 
@@ -89,10 +93,11 @@ async function start() {
   try {
     session = await login(sdk, config.client_id);
   } catch (error) {
-    banner(w("activity.login_failed"));
+    banner(w("activity.login_failed"), { stuck: true });
     console.warn("login failed", error);
     return;
   }
+  let notHere = null; // the bot's own words, when it said this page is not placed here
   let screen = null;
   const link = new Link({
     session,
@@ -108,7 +113,8 @@ async function start() {
         if (screen) screen.retryPictures();
       }
       if (state === "reconnecting") banner(w("activity.reconnecting"));
-      else if (state === "refused") banner(w("activity.login_failed"));
+      else if (state === "refused") banner(w("activity.login_failed"), { stuck: true });
+      else if (state === "not_here") banner(notHere || w("activity.not_here"), { stuck: true });
     },
     onFrame: (frame) => {
       if (frame.t === "welcome") {
@@ -121,7 +127,9 @@ async function start() {
         metrics.ready = true;
       } else if (frame.t === "table" || frame.t === "none") {
         screen.show(frame);
-      } else if (frame.t === "refused") {
+      } else if (frame.t === "refused" && frame.code === "not_here") {
+        notHere = frame.text || null; // (the socket closes next: the banner says it)
+      } else if (frame.t === "refused" && screen) {
         screen.refused(frame);
       }
     },
