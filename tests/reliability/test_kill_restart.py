@@ -184,9 +184,12 @@ async def test_the_hand_a_crash_swallowed_is_sent_on_recovery(tmp_path: Path) ->
             dms = [m for m in mover.dms() if any(c.startswith("seq:card:") for c in m.custom_ids())]
             return bool(dms) and {c.rsplit(":", 1)[1] for c in dms[-1].custom_ids()} == hand
 
-        # recovery runs once the bot is back on the gateway, and a hand goes after the
-        # boards it restores (the REST pace): 5 s was not always enough on a loaded CI
-        await s.fake.wait_for(newest_hand_is_current, 15, "the hand after the draw")
+        # a bound on failure: the restarted bot is ready about 2 s after it is back on the
+        # gateway (discord.py waits that long for more servers), and its recovery shows
+        # every hand within a second after that (bench: recovery_last_hand_ms). The 15 s
+        # this wait had grown to hid a hand never shown again: the choice of a card
+        # tapped just before the kill, which the store did not hold (issue 46)
+        await s.fake.wait_for(newest_hand_is_current, 8, "the hand after the draw")
 
 
 async def test_a_choice_left_in_the_dm_by_a_crash_is_the_hand_again_after_the_restart(
@@ -212,12 +215,11 @@ async def test_a_choice_left_in_the_dm_by_a_crash_is_the_hand_again_after_the_re
         await restart_after_kill(s, fired)
         assert s.game().actions == (), "the move was not kept"
         cards = set(s.game().replayed().observation(seat)["hand"])
-        # a bound on failure: recovery edits the hand once the bot is on the gateway
-        # (how soon is the bench's, recovery_last_hand_ms)
+        # a bound on failure, as above (how soon is the bench's: recovery_last_hand_ms)
         await s.fake.wait_for(
             lambda: (m := kept_hand_of(mover, game.id, cards=True)) is not None
             and {c.rsplit(":", 1)[1] for c in m.custom_ids()
-                 if c.startswith("seq:card:")} == cards, 10, "the hand again in the DM")
+                 if c.startswith("seq:card:")} == cards, 8, "the hand again in the DM")
 
 
 def kept_hand_of(person: Person, game_id: int, *, cards: bool = False
