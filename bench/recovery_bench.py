@@ -55,8 +55,15 @@ async def _ready_at(bot: Any, after_start: int, timeout: float = 60.0) -> float:
 async def _to_a_choice(fake: Any, host: Any, guest: Any, channel: int) -> tuple[Any, Any]:
     """A game begun at ``channel``; the mover taps a card: (the mover, the hand message,
     now showing that card's numbered spaces)."""
-    from tests.e2e.people import begin_game, card_ids, game_of, hand_message, shows_choices
-    from tests.e2e.people import tap_card, whose_turn
+    from tests.e2e.people import (
+        begin_game,
+        card_ids,
+        game_of,
+        hand_message,
+        shows_choices,
+        tap_card,
+        whose_turn,
+    )
 
     _, board = await begin_game(fake, host, guest, channel=channel, timeout=30)
     mover = host if whose_turn(board) == host.id else guest
