@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .action import Action
 from .dice_board import (
     COLOURS,
     FULL_MASK,
@@ -32,6 +33,11 @@ PASS = 1 << 9
 SKIP = 1 << 10  # only in ``last``: a turn lost to a timer; never a legal move
 _KIND_NAMES = {PLACE: "place", REPLACE: "replace", REMOVE: "remove"}
 _KIND_OF = {"place": PLACE, "replace": REPLACE, "remove": REMOVE}
+
+
+def _malformed(text: str) -> IllegalAction:
+    return IllegalAction("malformed", f"{str(text).strip()!r} is not a move: write roll, "
+                         "place@B3, replace@B3, remove@B3 or pass.", action=str(text).strip())
 
 
 class DiceGame(Game):
@@ -162,12 +168,19 @@ class DiceGame(Game):
             return "pass"
         if move == SKIP:
             return "skip"
-        return f"{_KIND_NAMES[move & ~63]}@{self.space(move & 63)}"
+        return Action(_KIND_NAMES[move & ~63], self.space(move & 63)).text
 
     def parse_move(self, action: str) -> int:
-        text = action.strip().lower()
+        try:
+            act = Action.parse(action)
+        except IllegalAction as exc:
+            if exc.code == "bad_space":
+                raise
+            raise _malformed(action) from None  # (a card's name is no Dice move either)
+        if act.dead or (act.space is None) != (act.what in ("roll", "pass")):
+            raise _malformed(action)
         legal = self.moves()
-        if text == "roll":
+        if act.what == "roll":
             if ROLL in legal:
                 return ROLL
             assert self.dice is not None
@@ -177,21 +190,18 @@ class DiceGame(Game):
         if self.dice is None:
             raise IllegalAction("must_roll", "Roll the dice first.")
         total = self.dice[0] + self.dice[1]
-        if text == "pass":
+        if act.what == "pass":
             if PASS in legal:
                 return PASS
             raise IllegalAction("cannot_pass", f"You cannot pass: your {total} can be used.",
                                 total=total)
-        kind_text, at, space_text = text.partition("@")
-        if not at or kind_text not in _KIND_OF:
-            raise IllegalAction("malformed", f"{action.strip()!r} is not a move: write roll, "
-                                "place@B3, replace@B3, remove@B3 or pass.",
-                                action=action.strip())
-        space = parse_space(space_text, WIDTH, HEIGHT)
-        move = _KIND_OF[kind_text] | space
+        if act.space is None or act.what not in _KIND_OF:
+            raise _malformed(action)
+        space = parse_space(act.space, WIDTH, HEIGHT)
+        move = _KIND_OF[act.what] | space
         if move in legal:
             return move
-        raise self._why_not(_KIND_OF[kind_text], space, total)
+        raise self._why_not(_KIND_OF[act.what], space, total)
 
     def _why_not(self, kind: int, space: int, total: int) -> IllegalAction:
         """The specific reason a well-formed move does not fit this roll and board."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Self
 
+from .action import as_action
 from .errors import IllegalAction
 from .observation import LastAction, Observation
 from .rng import GameRng
@@ -266,9 +267,9 @@ class Game(ABC):
             return None
         seat, move, removed_side = self.last[:3]
         action = self.move_text(move)
-        kind, _, where = action.partition("@")
-        placed = where if where and kind not in ("dragon", "remove") else None
-        removed = where if where and removed_side >= 0 else None
+        act = as_action(action)
+        placed = act.places if act is not None else None
+        removed = act.space if act is not None and removed_side >= 0 else None
         return {
             "seat": seat,
             "action": action,

@@ -13,6 +13,7 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
+from .action import Action, as_action
 from .errors import IllegalAction
 from .game import Game
 from .kids_board import (
@@ -257,8 +258,8 @@ class KidsGame(Game):
         if move == SKIP:
             return "skip"
         if move & DEAD:
-            return "dead:" + CARDS[move & 63]
-        return f"{CARDS[move >> 6]}@{self.space(move & 63)}"
+            return Action.exchange(CARDS[move & 63]).text
+        return Action(CARDS[move >> 6], self.space(move & 63)).text
 
     def hands_changed(self, entry: str, seat: int) -> frozenset[int]:
         """A card played (``lion@B3``) or exchanged (``dead:lion``) leaves the mover's
@@ -266,22 +267,22 @@ class KidsGame(Game):
         when the card drawn is another copy of the one that left (the player waits for the
         new hand all the same). Nothing else (a pass, a skipped turn, a seat left)
         touches a hand."""
-        played = "@" in entry or entry.startswith("dead:")
+        played = (act := as_action(entry)) is not None and (act.dead or act.space is not None)
         return frozenset((seat,)) if played else frozenset()
 
     def parse_move(self, action: str) -> int:
-        text = action.strip().lower()
+        act = self._action(action)
         seat = self.current
         assert seat is not None
         hand = self.hands[seat]
         legal = set(self.moves())
-        if text == "pass":
+        if act.what == "pass" and act.space is None:
             if PASS in legal:
                 return PASS
             raise IllegalAction("cannot_pass", "You cannot pass: you still have a card to "
                                 "play or a dead card to exchange.")
-        if text.startswith("dead:"):
-            card = self._card(text[5:])
+        if act.dead:
+            card = self._card(act.what)
             if card not in hand:
                 raise IllegalAction("card_not_in_hand", f"You have no {CARDS[card]} card.",
                                     card=CARDS[card])
@@ -293,12 +294,10 @@ class KidsGame(Game):
                                     count=self.exchanges)
             raise IllegalAction("card_not_dead", f"The {CARDS[card]} card is not dead: it "
                                 "can still be played.", card=CARDS[card])
-        if text.count("@") != 1:
-            raise IllegalAction("malformed", f"{action.strip()!r} is not a move: write a "
-                                "card and a space, like lion@B3.", action=action.strip())
-        card_text, space_text = text.split("@")
-        card = self._card(card_text)
-        space = parse_space(space_text, WIDTH, HEIGHT)
+        if act.space is None:
+            raise self._malformed(action)
+        card = self._card(act.what)
+        space = parse_space(act.space, WIDTH, HEIGHT)
         name = self.space(space)
         if card not in hand:
             raise IllegalAction("card_not_in_hand", f"You have no {CARDS[card]} card.",
@@ -327,6 +326,20 @@ class KidsGame(Game):
         move = card << 6 | space
         assert move in legal, (action, self.to_dict())
         return move
+
+    @classmethod
+    def _action(cls, text: str) -> Action:
+        try:
+            return Action.parse(text)
+        except IllegalAction as exc:
+            if exc.code == "malformed":
+                raise cls._malformed(text) from None  # (in Kids' own words)
+            raise
+
+    @staticmethod
+    def _malformed(text: str) -> IllegalAction:
+        return IllegalAction("malformed", f"{str(text).strip()!r} is not a move: write a "
+                             "card and a space, like lion@B3.", action=str(text).strip())
 
     @staticmethod
     def _card(text: str) -> int:

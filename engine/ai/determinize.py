@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import dice as dice_rules
 from .. import kids as kids_rules
+from ..action import Action
 from ..dice import DiceGame
 from ..game import Game
 from ..kids import KidsGame
@@ -86,25 +87,24 @@ def _last_tuple(obs: dict[str, Any], move: int) -> tuple[int, ...]:
 
 def _kids_move(text: str, width: int, height: int) -> int:
     """The fast-path int of a Kids action text (no legality check)."""
-    if text == "pass":
-        return kids_rules.PASS
-    if text == "skip":
-        return kids_rules.SKIP
-    if text.startswith("dead:"):
-        return kids_rules.DEAD | CARD_NUMBER[text[5:]]
-    card, _, where = text.partition("@")
-    return CARD_NUMBER[card] << 6 | parse_space(where, width, height)
+    act = Action.parse(text)
+    if act.space is None and not act.dead:
+        return {"pass": kids_rules.PASS, "skip": kids_rules.SKIP}[act.what]
+    if act.dead:
+        return kids_rules.DEAD | CARD_NUMBER[act.what]
+    assert act.space is not None
+    return CARD_NUMBER[act.what] << 6 | parse_space(act.space, width, height)
 
 
 def _dice_move(text: str, width: int, height: int) -> int:
     """The fast-path int of a Dice action text (no legality check)."""
-    fixed = {"roll": dice_rules.ROLL, "pass": dice_rules.PASS, "skip": dice_rules.SKIP}
-    if text in fixed:
-        return fixed[text]
-    kind, _, where = text.partition("@")
+    act = Action.parse(text)
+    if act.space is None:
+        return {"roll": dice_rules.ROLL, "pass": dice_rules.PASS,
+                "skip": dice_rules.SKIP}[act.what]
     kinds = {"place": dice_rules.PLACE, "replace": dice_rules.REPLACE,
              "remove": dice_rules.REMOVE}
-    return kinds[kind] | parse_space(where, width, height)
+    return kinds[act.what] | parse_space(act.space, width, height)
 
 
 def unseen_cards(obs: dict[str, Any]) -> list[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..action import Action
 from ..dice import DiceGame
 from ..game import Game
 from ..kids import KidsGame
@@ -40,22 +41,23 @@ class Explanation:
 
 def explain(obs: dict[str, Any], action: str) -> Explanation:
     """The main reason ``action`` is a good move for the seat to move in ``obs``."""
-    text = action.strip().lower()
+    act = Action.parse(action)
+    text = act.text
     legal = obs.get("legal") or []
-    if text == "pass":
+    if act.what == "pass" and act.space is None:
         if obs["game"] == "dice" and obs.get("dice"):
             return Explanation("no_move_for_roll", {"total": sum(obs["dice"])})
         return Explanation("no_playable_card")
-    if text == "roll":
+    if act.what == "roll" and act.space is None:
         return Explanation("roll_dice")
-    if text.startswith("dead:"):
-        return Explanation("exchanges_dead_card", {"card": text[5:]})
+    if act.dead:
+        return Explanation("exchanges_dead_card", {"card": act.what})
     game = rebuild(obs)
     if isinstance(game, KidsGame):
-        found = _explain_kids(game, obs, text)
+        found = _explain_kids(game, obs, act)
     else:
         assert isinstance(game, DiceGame)
-        found = _explain_dice(game, obs, text)
+        found = _explain_dice(game, obs, act)
     if len(legal) == 1 and found.code not in ("completes_sequence", "blocks_line"):
         return Explanation("only_move", {"action": text})
     return found
@@ -155,18 +157,18 @@ def _removal(board: Board, game: Game, space: int, colour: str | None,
     return Explanation("removes_from_line", {**params, "size": board.length})
 
 
-def _explain_kids(game: KidsGame, obs: dict[str, Any], text: str) -> Explanation:
+def _explain_kids(game: KidsGame, obs: dict[str, Any], act: Action) -> Explanation:
     side, colours = _side_info(game, obs)
-    card_text, _, where = text.partition("@")
+    card_text, where = act.what, act.space
     card = CARD_NUMBER.get(card_text)
     if card is None or not where:
-        return Explanation("only_move", {"action": text})
+        return Explanation("only_move", {"action": act.text})
     space = parse_space(where, game.width, game.height)
     name = space_name(space, game.width)
     if card == DRAGON:
         victim = next((o for o, c in enumerate(game.chips) if c >> space & 1), None)
         if victim is None:
-            return Explanation("only_move", {"action": text})
+            return Explanation("only_move", {"action": act.text})
         return _removal(KIDS_BOARD, game, space, colours[victim],
                         {"space": name, "card": "dragon"})
     extra = {"card": card_text, "space": name}
@@ -174,11 +176,11 @@ def _explain_kids(game: KidsGame, obs: dict[str, Any], text: str) -> Explanation
                         "wild" if card == UNICORN else "card", extra)
 
 
-def _explain_dice(game: DiceGame, obs: dict[str, Any], text: str) -> Explanation:
+def _explain_dice(game: DiceGame, obs: dict[str, Any], act: Action) -> Explanation:
     side, colours = _side_info(game, obs)
-    kind, _, where = text.partition("@")
+    kind, where = act.what, act.space
     if not where:
-        return Explanation("only_move", {"action": text})
+        return Explanation("only_move", {"action": act.text})
     space = parse_space(where, game.width, game.height)
     name = space_name(space, game.width)
     board = dice_board(game.sequence_length)
