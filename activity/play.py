@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from engine import Refusal
+from engine.action import Action, as_action
 from engine.manager import COMPUTER_LEVELS, GameManager, Player
 from engine.manager.store import StoreUnavailable
 from render.words import t
@@ -31,7 +31,7 @@ from .hub import Hub, Viewer, frame_of
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 512  # bytes: the largest message a page has reason to send
-ACTION = re.compile(r"^(?:[a-z]{2,12}@[A-Z][1-9][0-9]?|dead:[a-z]{2,12}|roll|pass)$")
+ROLL = Action("roll")
 MAX_PLY = 100_000
 OPEN_COMPUTER = "easy"  # the computer a page adds: a gentle partner for a small child
 MAX_COMPUTERS = 3
@@ -124,10 +124,11 @@ class Play:
     # -- the kinds ---------------------------------------------------------------------
 
     async def _move(self, asker: Asker, message: dict[str, Any]) -> None:
-        action = message.get("action")
-        if not isinstance(action, str) or not ACTION.match(action) or action == "roll":
-            raise BadMessage(f"bad action {action!r}")
-        await self._submit(asker, action, ply_of(message))
+        text = message.get("action")
+        action = as_action(text) if isinstance(text, str) else None
+        if action is None or action == ROLL:  # (a roll is a message of its own)
+            raise BadMessage(f"bad action {text!r}")
+        await self._submit(asker, action.text, ply_of(message))
 
     async def _roll(self, asker: Asker, message: dict[str, Any]) -> None:
         await self._submit(asker, "roll", ply_of(message))

@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from engine.action import Action, as_action, parsed
 from engine.manager import GameManager, Status, TableView
 
 from . import i18n
@@ -225,16 +226,20 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         if game == "dice":
             if not space:
                 return None
-            return space.lower() if "@" in space else f"place@{space.upper()}"
+            picked = as_action(space)  # (autocomplete's value: the move itself)
+            if picked is not None and picked.space is not None:
+                return picked.text
+            return Action("place", space.upper()).text  # (the engine says if it is no space)
         if not card:
             return None
         card = card.strip()
-        if card.lower().startswith("dead:"):
-            return card.lower()
+        exchange = as_action(card)
+        if exchange is not None and exchange.dead:
+            return exchange.text
         card_id = CARD_IDS.get(card.casefold(), card.lower())
         if not space:
             return None
-        return f"{card_id}@{space.upper()}"
+        return Action(card_id, space.upper()).text
 
     @play.autocomplete("card")
     async def play_card(self, interaction: discord.Interaction, current: str
@@ -242,12 +247,11 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         lang = speaker_lang(interaction)
         legal = self._legal(interaction)
         seen: dict[str, str] = {}
-        for action in legal:
-            kind = action.split("@")[0]
-            if kind.startswith("dead:"):
-                seen[kind] = t("autocomplete.exchange", lang, card=i18n.card(kind[5:], lang))
-            elif "@" in action:
-                seen[kind] = i18n.card(kind, lang)
+        for act in parsed(legal):
+            if act.dead:
+                seen[act.text] = t("autocomplete.exchange", lang, card=i18n.card(act.what, lang))
+            elif act.space is not None:
+                seen[act.what] = i18n.card(act.what, lang)
         needle = current.casefold().strip()
         return [Choice(name=name, value=value) for value, name in seen.items()
                 if needle in name.casefold() or needle in value][:25]
@@ -260,23 +264,22 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         legal = self._legal(interaction)
         needle = current.casefold().strip()
         choices: list[Choice[str]] = []
+        moves = [a for a in parsed(legal) if a.space is not None]
         if table is not None and table.game == "dice":
-            for n, action in numbered([a for a in legal if "@" in a]):
+            for n, action in numbered([a.text for a in moves]):
                 choices.append(Choice(name=numbered_label(n, action, lang),
                                       value=action))
         else:
             typed = str(getattr(interaction.namespace, "card", "") or "")
             card_id = CARD_IDS.get(typed.casefold(), typed.lower())
-            kinds = [card_id] if card_id else list(dict.fromkeys(
-                a.partition("@")[0] for a in legal if "@" in a))
+            kinds = [card_id] if card_id else list(dict.fromkeys(a.what for a in moves))
             for kind in kinds:
                 # numbered as on the choice picture of that card: "Lion - space 2 (B3)"
-                for n, action in numbered([a for a in legal
-                                                    if a.partition("@")[0] == kind]):
-                    space = action.partition("@")[2]
+                for n, act in enumerate((a for a in moves if a.what == kind), start=1):
                     choices.append(Choice(name=t("autocomplete.card_space", lang,
-                                                 card=i18n.card(kind, lang), n=n, space=space),
-                                          value=space))
+                                                 card=i18n.card(kind, lang), n=n,
+                                                 space=act.space),
+                                          value=str(act.space)))
             choices = list({c.value: c for c in choices}.values())
         return [c for c in choices if needle in c.name.casefold()][:25]
 

@@ -33,6 +33,8 @@ _WORD = re.compile(r"[a-z]{2,12}")  # a card, a Dice verb
 _SPACE = re.compile(r"[A-Z][1-9][0-9]?")  # column letter, row number: A1 top left
 #: what, played on a space, takes a chip away instead of placing one
 TAKES = frozenset({"dragon", "remove"})
+#: Dice's moves on a space: all of one roll's are offered together, after the roll
+DICE_VERBS = frozenset({"place", "replace", "remove"})
 #: actions with no space and no card (the engine's own history also holds its entries,
 #: such as a resignation, which are not actions a player chooses)
 BARE = frozenset({"roll", "pass", "skip"})
@@ -123,6 +125,17 @@ def as_action(text: str) -> Action | None:
         return Action.parse(text)
     except IllegalAction:
         return None
+
+
+def offered_with(action: Action, legal: list[Action]) -> list[Action]:
+    """The moves offered together with ``action``, in ``legal``'s order: one card's spaces
+    (Kids: the card is tapped first, then its space), or all the spaces of one roll (Dice:
+    the roll comes first). A dead card's exchange stands alone."""
+    if action.dead or action.space is None:
+        return [a for a in legal if a == action]
+    if action.what in DICE_VERBS:
+        return [a for a in legal if a.what in DICE_VERBS and a.space is not None]
+    return [a for a in legal if a.what == action.what and a.space is not None]
 
 
 def parsed(texts: list[str]) -> list[Action]:

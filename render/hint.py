@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.action import Action
+
 from .board import Highlight, board_canvas
 from .encode import png_bytes
 from .geometry import geometry_for
@@ -20,7 +22,7 @@ def hint_png(obs: Mapping[str, Any], action: str, *, names: Sequence[str], lang:
     """The board of ``obs`` with ``action``'s space marked ``number`` (the number that
     space has on the card's choice picture); None for a move with no space (a roll, a
     pass, a dead-card exchange)."""
-    space = action.partition("@")[2]
+    space = Action.parse(action).space
     geo = geometry_for(obs, cell)
     index = geo.index(space) if space else None
     if index is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import discord
 
+from engine.action import DICE_VERBS, Action, offered_with, parsed
 from render.emoji import CARD_EMOJI, number_emoji
 
 from ..i18n import card as card_name
@@ -23,23 +24,23 @@ MENU_SIZE = 25
 
 
 def action_label(action: str, lang: str) -> str:
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("button.exchange", lang, card=card_name(kind[5:], lang))
-    if kind in ("remove", "replace"):
-        return t(f"autocomplete.{kind}", lang, space=space)
-    return space or action
+    act = Action.parse(action)
+    if act.dead:
+        return t("button.exchange", lang, card=card_name(act.what, lang))
+    if act.what in ("remove", "replace"):
+        return t(f"autocomplete.{act.what}", lang, space=act.space)
+    return act.space or act.text
 
 
 def describe(action: str, lang: str) -> str:
     """A move in words, for "You played ..."."""
-    if action == "roll":
+    act = Action.parse(action)
+    if act.what == "roll" and act.space is None:
         return t("button.roll", lang)
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("button.exchange", lang, card=card_name(kind[5:], lang))
-    if space and kind not in ("place", "remove", "replace"):
-        return f"{card_name(kind, lang)} → {space}"
+    if act.dead:
+        return t("button.exchange", lang, card=card_name(act.what, lang))
+    if act.space and act.what not in DICE_VERBS:
+        return f"{card_name(act.what, lang)} → {act.space}"
     return action_label(action, lang)
 
 
@@ -49,7 +50,7 @@ def numbered(actions: list[str]) -> list[tuple[int | None, str]]:
     out: list[tuple[int | None, str]] = []
     n = 0
     for action in actions:
-        if "@" in action:
+        if Action.parse(action).space is not None:
             n += 1
             out.append((n, action))
         else:
@@ -59,7 +60,7 @@ def numbered(actions: list[str]) -> list[tuple[int | None, str]]:
 
 def spaces_of(actions: list[str]) -> list[str]:
     """The spaces of the numbered moves, in number order (what the picture marks)."""
-    return [a.partition("@")[2] for n, a in numbered(actions) if n is not None]
+    return [str(Action.parse(a).space) for n, a in numbered(actions) if n is not None]
 
 
 def number_of(actions: list[str], action: str) -> int | None:
@@ -75,8 +76,8 @@ def choices_view(game_id: int, ply: int, actions: list[str], lang: str) -> disco
     moves = numbered(actions)
     if len(actions) <= MAX_BUTTONS:
         for n, action in moves:
-            style = (discord.ButtonStyle.danger if action.startswith(("dead:", "remove@",
-                                                                      "dragon@"))
+            act = Action.parse(action)
+            style = (discord.ButtonStyle.danger if act.dead or act.takes
                      else discord.ButtonStyle.success)
             label = action_label(action, lang)
             emoji = number_emoji(n) if n is not None else _card_emoji(action)
@@ -99,24 +100,21 @@ def choices_view(game_id: int, ply: int, actions: list[str], lang: str) -> disco
 def same_choice(action: str, legal: list[str]) -> list[str]:
     """The moves offered together with ``action`` (one card's spaces, or one roll's), so
     its number matches the choice picture a player sees for it."""
-    kind = action.partition("@")[0]
-    if kind in ("place", "replace", "remove"):  # a Dice roll offers all its spaces at once
-        return [a for a in legal if "@" in a]
-    return [a for a in legal if a.partition("@")[0] == kind]
+    return [a.text for a in offered_with(Action.parse(action), parsed(legal))]
 
 
 def suggestion(action: str, legal: list[str], lang: str) -> tuple[str, int | None]:
     """A suggested move in the words and numbers of the choices ("play Lion on 2 (B3)"),
     and its number on the choice picture."""
-    kind, _, space = action.partition("@")
-    if kind.startswith("dead:"):
-        return t("hint.dead", lang, card=card_name(kind[5:], lang)), None
+    act = Action.parse(action)
+    if act.dead:
+        return t("hint.dead", lang, card=card_name(act.what, lang)), None
     n = number_of(same_choice(action, legal), action)
-    if not space or n is None:
+    if not act.space or n is None:
         return describe(action, lang), None
-    card = (card_name(kind, lang) if kind not in ("place", "replace", "remove")
+    card = (card_name(act.what, lang) if act.what not in DICE_VERBS
             else action_label(action, lang))
-    return t("hint.play", lang, card=card, n=n, space=space), n
+    return t("hint.play", lang, card=card, n=n, space=act.space), n
 
 
 def numbered_label(n: int | None, action: str, lang: str) -> str:
@@ -126,5 +124,4 @@ def numbered_label(n: int | None, action: str, lang: str) -> str:
 
 
 def _card_emoji(action: str) -> str | None:
-    kind = action.partition("@")[0]
-    return CARD_EMOJI.get(kind[5:] if kind.startswith("dead:") else kind)
+    return CARD_EMOJI.get(Action.parse(action).what)

@@ -14,6 +14,7 @@ from typing import Any
 
 import discord
 
+from engine.action import Action
 from engine.manager import GameManager, Player, Status, TableView
 from engine.manager.lobby import rematch_seats
 from engine.manager.store import StoreUnavailable
@@ -243,8 +244,7 @@ class TableClicks:
                 raise refusal("not_your_turn")
             if card not in (obs.get("hand") or []):
                 raise refusal("card_not_in_hand")
-            actions = [a for a in obs.get("legal") or []
-                       if a.split("@")[0] == card or a == f"dead:{card}"]
+            actions = [a for a in obs.get("legal") or [] if Action.parse(a).first == card]
             if not actions:
                 raise refusal("illegal")
             key = "prompt.remove" if card == "dragon" else "prompt.space"

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from engine.action import DICE_VERBS, as_action
 from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
 from engine.observation import Observation
 
@@ -219,11 +220,12 @@ def dice_line(name: str, action: str, obs: Observation, lang: str) -> str | None
         return None
     a, b = roll
     total = a + b
-    kind, _, space = action.partition("@")
+    act = as_action(action)
+    space = act.space if act is not None else None
     if action == "pass":
         key = "moved.dice.pass.ten" if total == 10 else "moved.dice.pass"
-    elif kind in ("place", "replace", "remove") and space:
-        key = f"moved.dice.{kind}"
+    elif act is not None and act.what in DICE_VERBS and space:
+        key = f"moved.dice.{act.what}"
     else:
         return None
     line = t(key, lang, name=name, a=a, b=b, total=total, space=space)
@@ -235,7 +237,8 @@ def dice_line(name: str, action: str, obs: Observation, lang: str) -> str | None
 def move_line(table: TableView, event: Moved, lang: str) -> str:
     name = seat_name(table, event.seat, lang)
     action, obs = event.action, event.observation
-    kind, _, space = action.partition("@")
+    act = as_action(action)  # (None: an entry of the game's own, a seat given up)
+    kind, space = (act.what, act.space) if act is not None else (action, None)
     if table.game == "dice":
         said = dice_line(name, action, obs, lang)
         if said is not None:
@@ -246,13 +249,13 @@ def move_line(table: TableView, event: Moved, lang: str) -> str:
         roll = obs.get("last_roll")
         a, b = roll if roll else ("?", "?")
         return t("moved.roll", lang, name=name, a=a, b=b)
-    if kind.startswith("dead:"):
-        return t("moved.exchange", lang, name=name, card=card_name(kind[5:], lang))
+    if act is not None and act.dead:
+        return t("moved.exchange", lang, name=name, card=card_name(kind, lang))
     if table.game == "kids" and space:
         if kind in ("unicorn", "dragon"):
             return t(f"moved.{kind}", lang, name=name, space=space)
         return t("moved.card", lang, name=name, card=card_name(kind, lang), space=space)
-    if kind in ("place", "replace", "remove") and space:
+    if kind in DICE_VERBS and space:
         return _roll_first(table, obs, name, t(f"moved.{kind}", lang, name=name, space=space),
                            lang)
     return t("moved.other", lang, name=name)  # never the internal action string
