@@ -14,8 +14,8 @@ buttons' custom ids, the page's messages, the log and the database all carry
     >>> str(Action("remove", "E2")), Action.parse("roll").space
     ('remove@E2', None)
 
-What is tapped first is ``first``: the card (Kids), the dice's verb or ``roll`` (Dice);
-then ``space``, where it goes, if anywhere. A text that is not an action raises
+What is tapped first is ``first``: the card (Kids), or ``roll`` (Dice); then ``space``,
+where it goes, if anywhere. A text that is not an action raises
 ``IllegalAction`` with a stable code (``malformed``, ``unknown_card``, ``bad_space``): only
 its form is checked here; whether it may be played now is the game's to say
 (``Game.apply``).
@@ -93,8 +93,9 @@ class Action:
 
     @property
     def first(self) -> str:
-        """What is tapped first: the card (played or exchanged), the Dice verb, ``roll``."""
-        return self.what
+        """What is tapped first to make it: the card (played or exchanged), or ``roll``
+        (Dice: the roll is made first, then any space it allows is tapped)."""
+        return "roll" if self.what in DICE_VERBS else self.what
 
     @property
     def takes(self) -> bool:
@@ -128,14 +129,22 @@ def as_action(text: str) -> Action | None:
 
 
 def offered_with(action: Action, legal: list[Action]) -> list[Action]:
-    """The moves offered together with ``action``, in ``legal``'s order: one card's spaces
-    (Kids: the card is tapped first, then its space), or all the spaces of one roll (Dice:
-    the roll comes first). A dead card's exchange stands alone."""
-    if action.dead or action.space is None:
+    """The moves offered together with ``action`` (its group in ``grouped``), in
+    ``legal``'s order; a move on no space (a dead card's exchange) stands alone."""
+    if action.space is None:
         return [a for a in legal if a == action]
-    if action.what in DICE_VERBS:
-        return [a for a in legal if a.what in DICE_VERBS and a.space is not None]
-    return [a for a in legal if a.what == action.what and a.space is not None]
+    return [a for a in legal if a.space is not None and a.first == action.first]
+
+
+def grouped(legal: list[Action]) -> list[tuple[str, list[Action]]]:
+    """The moves on a space, grouped by what is tapped first (``Action.first``), in
+    ``legal``'s order: Kids, by card (tap the card, then one of its spaces); Dice, all of
+    one roll's under ``roll`` (every space the roll allows is offered at once)."""
+    groups: dict[str, list[Action]] = {}
+    for action in legal:
+        if action.space is not None:
+            groups.setdefault(action.first, []).append(action)
+    return list(groups.items())
 
 
 def parsed(texts: list[str]) -> list[Action]:

@@ -19,6 +19,16 @@ from .rng import GameRng
 from .spaces import bits, space_name
 
 
+def sides_of(seats: int, *, teams: bool) -> tuple[int, ...]:
+    """The side each of ``seats`` seats plays for. Alone, each seat is a side of its own;
+    in a team game (two teams) seats sit alternately: 0 and 2 against 1 and 3.
+
+    >>> sides_of(4, teams=True), sides_of(3, teams=False)
+    ((0, 1, 0, 1), (0, 1, 2))
+    """
+    n_sides = 2 if teams else seats
+    return tuple(seat % n_sides for seat in range(seats))
+
 class Game(ABC):
     """One game of Sequence for Kids or Sequence Dice. Create it with ``engine.new_game``,
     load a saved one with ``engine.load``."""
@@ -35,10 +45,8 @@ class Game(ABC):
         self.seats = seats
         self.seed = seed
         self.options = dict(options)
-        teams = bool(options.get("teams"))
-        n_sides = 2 if teams else seats
-        # Seats sit alternately in a team game: 0 and 2 against 1 and 3.
-        self.side_of: tuple[int, ...] = tuple(seat % n_sides for seat in range(seats))
+        self.side_of: tuple[int, ...] = sides_of(seats, teams=bool(options.get("teams")))
+        n_sides = max(self.side_of) + 1
         self.sides: list[list[int]] = [
             [seat for seat in range(seats) if self.side_of[seat] == side]
             for side in range(n_sides)

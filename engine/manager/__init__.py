@@ -29,6 +29,7 @@ from .events import (
 )
 from .lobby import MAX_CHILD_NAME, MAX_TURN_TIMER
 from .manager import GameManager
+from .offers import LobbyOffer, MoveGroup, Offer, SeatShown, TurnOffer
 from .seats import Seat
 from .status import OPEN, Status
 from .store import GameRecord, GuildSettings, Store
@@ -54,18 +55,23 @@ __all__ = [
     "Listener",
     "LobbyCancelled",
     "LobbyChanged",
+    "LobbyOffer",
     "ManagerError",
     "ManualClock",
+    "MoveGroup",
     "Moved",
+    "Offer",
     "Player",
     "Seat",
     "SeatChanged",
+    "SeatShown",
     "ShowAgain",
     "Status",
     "Store",
     "SystemClock",
     "TableView",
     "Tally",
+    "TurnOffer",
     "TurnReminder",
     "TurnStarted",
     "TurnTimedOut",

@@ -14,7 +14,7 @@ from typing import Any
 from ..game import Game
 from ..options import GAMES, normalise_options
 from .errors import ManagerError, refuse
-from .events import COMPUTER_LEVELS, Player
+from .events import COMPUTER_LEVELS, Player, TableView
 from .seats import Seat
 from .status import Status
 from .store import GameRecord
@@ -72,27 +72,101 @@ def check_settings(changes: dict[str, Any]) -> None:
         check_game_options(game, opts)  # raises InvalidOptions
 
 
+# -- who may do what in a lobby --------------------------------------------------------
+# Each rule is said once, as why someone may not (None: they may), over what any screen
+# holds of a table (a ``TableView``, or a ``Table``: the same fields): the calls below that
+# change a lobby raise it, and ``offers`` asks it to say what a person may do now.
+
+Lobby = Table | TableView
+
+
+def not_open(table: Lobby) -> ManagerError | None:
+    """Why the table takes no lobby change (it started, or it is no lobby)."""
+    if table.status is Status.PLAYING:
+        return refuse("game_started", "The game has already started.")
+    if table.status is not Status.LOBBY:
+        return refuse("no_lobby", "There is no lobby in this channel.")
+    return None
+
+
+def no_room(table: Lobby) -> ManagerError | None:
+    if len(table.seats) >= MAX_SEATS:
+        return refuse("lobby_full", "The lobby is full (4 players).", seats=MAX_SEATS)
+    return None
+
+
+def why_not_join(table: Lobby, user_id: int) -> ManagerError | None:
+    """A person sits down: once, while there is room."""
+    if any(s.user_id == user_id and s.level is None and not s.is_child for s in table.seats):
+        return not_open(table) or refuse("already_joined", "You are already in this lobby.")
+    return not_open(table) or no_room(table)
+
+
+def why_not_add_child(table: Lobby) -> ManagerError | None:
+    """A grown-up adds a child's seat (the name is checked when it is given)."""
+    if table.status is Status.LOBBY and not table.family_seats:
+        return refuse("family_seats_off", "The host turned family seats off.")
+    return not_open(table) or no_room(table)
+
+
+def why_not_add_computer(table: Lobby, user_id: int) -> ManagerError | None:
+    """Anyone playing a seat of the lobby (their own, or only a child's they hold) adds a
+    computer player."""
+    if not_open(table) is None and not any(s.plays_for(user_id) for s in table.seats):
+        return refuse("not_in_lobby", "Join the lobby first.")
+    return not_open(table) or no_room(table)
+
+
+def why_not_leave(table: Lobby, user_id: int) -> ManagerError | None:
+    if not_open(table) is None and not any(s.plays_for(user_id) for s in table.seats):
+        return refuse("not_in_lobby", "You are not in this lobby.")
+    return not_open(table)
+
+
+def why_not_host(table: Lobby, user_id: int, what: str) -> ManagerError | None:
+    if user_id != table.host_id:
+        return refuse("not_host", f"Only the host can {what}.")
+    return None
+
+
+def why_not_start(table: Lobby, user_id: int) -> ManagerError | None:
+    """The host starts a lobby of 2 to 4 seats."""
+    return (not_open(table) or why_not_host(table, user_id, "start the game")
+            or (refuse("not_enough_players", "A game needs at least 2 players.",
+                       seats=len(table.seats)) if len(table.seats) < 2 else None))
+
+
+def why_not_cancel(table: Lobby, user_id: int) -> ManagerError | None:
+    return not_open(table) or why_not_host(table, user_id, "cancel the lobby")
+
+
+def why_not_remove(table: Lobby, user_id: int, seat: int, is_moderator: bool
+                   ) -> ManagerError | None:
+    """Who may remove a seat: the host, a moderator, or (in a lobby) a child's own
+    grown-up for the child's seat."""
+    if not table.status.is_open:
+        return refuse("no_lobby", "There is no lobby in this channel.")
+    own_child = (table.status is Status.LOBBY and 0 <= seat < len(table.seats)
+                 and table.seats[seat].is_child and table.seats[seat].user_id == user_id)
+    if user_id != table.host_id and not is_moderator and not own_child:
+        return refuse("not_host", "Only the host or a moderator can remove a seat.")
+    return None
+
+
+def _raise(refusal: ManagerError | None) -> None:
+    if refusal is not None:
+        raise refusal
+
+
 # -- seats ----------------------------------------------------------------------------
 
 def check_open(table: Table) -> None:
     """The table is a lobby still taking changes."""
-    if table.status is Status.PLAYING:
-        raise refuse("game_started", "The game has already started.")
-    if table.status is not Status.LOBBY:
-        raise refuse("no_lobby", "There is no lobby in this channel.")
-
-
-def _check_room(table: Table) -> None:
-    if len(table.seats) >= MAX_SEATS:
-        raise refuse("lobby_full", "The lobby is full (4 players).", seats=MAX_SEATS)
+    _raise(not_open(table))
 
 
 def seat_player(table: Table, player: Player) -> None:
-    check_open(table)
-    if any(s.user_id == player.user_id and s.level is None and not s.is_child
-           for s in table.seats):
-        raise refuse("already_joined", "You are already in this lobby.")
-    _check_room(table)
+    _raise(why_not_join(table, player.user_id))
     table.seats.append(Seat(len(table.seats), player.user_id, player.name))
 
 
@@ -104,9 +178,7 @@ def child_name(name: str) -> str:
 def seat_child(table: Table, grown_up: Player, name: str) -> None:
     """A family seat: a child without a Discord account plays from ``grown_up``'s account
     (Discord's accounts are for 13 and over)."""
-    check_open(table)
-    if not table.family_seats:
-        raise refuse("family_seats_off", "The host turned family seats off.")
+    _raise(not_open(table) or why_not_add_child(table))
     name = child_name(name)
     if not name:
         raise refuse("child_name_empty", "A child's seat needs a name.")
@@ -115,7 +187,6 @@ def seat_child(table: Table, grown_up: Player, name: str) -> None:
                      limit=MAX_CHILD_NAME)
     if any(s.name.casefold() == name.casefold() for s in table.seats if s.level is None):
         raise refuse("child_name_taken", "Someone at this table has that name.", name=name)
-    _check_room(table)
     table.seats.append(Seat(len(table.seats), grown_up.user_id, name,
                             guardian=grown_up.name))
 
@@ -126,9 +197,7 @@ def seat_computer(table: Table, user_id: int, level: str) -> None:
     if level not in COMPUTER_LEVELS:
         raise refuse("bad_level", "A computer player is easy, medium or hard.",
                      level=str(level))
-    if table.person_seat(user_id) is None:
-        raise refuse("not_in_lobby", "Join the lobby first.")
-    _check_room(table)
+    _raise(why_not_add_computer(table, user_id))
     number = sum(1 for s in table.seats if s.level is not None) + 1
     table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
 
@@ -172,10 +241,8 @@ def rematch_seats(record: GameRecord | None, user_id: int
 def unseat_leaver(table: Table, user_id: int) -> bool:
     """``user_id`` leaves the lobby, their children's seats with them (nobody would play
     them). True when it is the host: then the lobby is to be cancelled instead."""
-    check_open(table)
+    _raise(why_not_leave(table, user_id))
     held = table.held_seats(user_id)
-    if not held:
-        raise refuse("not_in_lobby", "You are not in this lobby.")
     if user_id == table.host_id:
         return True
     table.seats[:] = [s for s in table.seats if s.index not in held]
@@ -184,14 +251,7 @@ def unseat_leaver(table: Table, user_id: int) -> bool:
 
 
 def check_remover(table: Table, user_id: int, seat: int, is_moderator: bool) -> None:
-    """Who may remove a seat: the host, a moderator, or (in a lobby) a child's own
-    grown-up for the child's seat."""
-    if not table.active:
-        raise refuse("no_lobby", "There is no lobby in this channel.")
-    own_child = (table.status is Status.LOBBY and 0 <= seat < len(table.seats)
-                 and table.seats[seat].is_child and table.seats[seat].user_id == user_id)
-    if user_id != table.host_id and not is_moderator and not own_child:
-        raise refuse("not_host", "Only the host or a moderator can remove a seat.")
+    _raise(why_not_remove(table, user_id, seat, is_moderator))
 
 
 def unseat(table: Table, seat: int) -> None:
@@ -212,17 +272,11 @@ def check_seat_to_free(table: Table, seat: int) -> bool:
 
 
 def check_host(table: Table, user_id: int, what: str) -> None:
-    if user_id != table.host_id:
-        raise refuse("not_host", f"Only the host can {what}.")
+    _raise(why_not_host(table, user_id, what))
 
 
 def check_start(table: Table, user_id: int) -> None:
-    """The host starts a lobby of 2 to 4 seats."""
-    check_open(table)
-    check_host(table, user_id, "start the game")
-    if len(table.seats) < 2:
-        raise refuse("not_enough_players", "A game needs at least 2 players.",
-                     seats=len(table.seats))
+    _raise(why_not_start(table, user_id))
 
 
 def player_seat(table: Table, user_id: int) -> int:

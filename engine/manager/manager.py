@@ -29,6 +29,7 @@ from .due import Due
 from .errors import ManagerError, refuse
 from .events import Hearer, Listener, Moved, Player, TableView
 from .house_rules import HouseRules
+from .offers import Offer, offer_for
 from .outbox import FinalBoards, Outbox
 from .restore import Restorer
 from .seats import Seat
@@ -177,6 +178,17 @@ class GameManager:
 
     def seat_of(self, game_id: int, user_id: int) -> int | None:
         return self._tables.find(game_id).person_seat(user_id)
+
+    def offer(self, game_id: int, user_id: int, *, moderator: bool = False) -> Offer:
+        """What ``user_id`` may do at this table now (``offers.offer_for``): every screen
+        draws its buttons from it. ``moderator``: they may remove seats as the host may
+        (the transport knows who is one)."""
+        table = self._tables.find(game_id)
+        view = table.view()
+        seat = view.seat_of(user_id)
+        own = (table.game.observation(seat) if table.game is not None and seat is not None
+               and table.status is Status.PLAYING else None)
+        return offer_for(view, user_id, own, moderator=moderator)
 
     def observation_for(self, game_id: int, user_id: int) -> Observation:
         """The user's private view (hand, legal actions); a non-player's is the spectator's."""

@@ -54,6 +54,7 @@ def test_what_an_action_does_to_its_space() -> None:
     assert Action.parse("remove@C3").takes
     assert Action.parse("lion@B3").places == "B3"
     assert Action.parse("dead:lion").space is None and Action.parse("dead:lion").first == "lion"
+    assert Action.parse("replace@E2").first == "roll", "a Dice move comes after its roll"
 
 
 @pytest.mark.parametrize(("text", "code"), [
