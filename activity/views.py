@@ -5,8 +5,10 @@ spectator's view of the game, and each person seat's own view (their hand, and t
 actions on their turn) from the events that carried it. ``view_for`` builds one viewer's
 frame from that: the board and the seats for everyone; a hand only for a seat the viewer
 holds (their own, or a child's seat they play for). Nobody else's hand is ever put in a
-frame, and the page never works the rules out itself: the spaces that glow are the legal
-actions the engine gave that seat.
+frame. The page works no rule out: what the viewer may do (the lobby's buttons, the cards
+they may tap and the spaces each lights, the roll, the exchanges) is the manager's answer
+(``engine.manager.offers.offer_for``), asked of what the hub holds, and the page is handed
+each move whole, by the space it is made on, as chessground is handed its ``dests``.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.manager import GameOver, Seat, Status, TableView
+from engine.manager import GameOver, LobbyOffer, Seat, Status, TableView, TurnOffer
+from engine.manager.offers import Offer, offer_for
 from engine.observation import Observation
-
-MAX_SEATS = 4
+from render.words import computer_name
 
 
 @dataclass
@@ -36,6 +38,7 @@ def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
     table = seen.table
     public = seen.ending.observation if seen.ending is not None else seen.public
     status = Status.FINISHED if seen.ending is not None else table.status
+    offer = offer_for(table, user_id, _own(seen, public, user_id))
     frame: dict[str, Any] = {
         "t": "table",
         "game_id": table.game_id,
@@ -43,7 +46,7 @@ def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
         "status": status,
         "ply": table.ply if public is None else int(public["history_length"]),
         "host": table.host_id == user_id,
-        "seats": seats_of(table, public, user_id),
+        "seats": seats_of(table, offer, public, lang),
         "turn": None if public is None else public["turn"],
         "board": None if public is None else board_of(public, lang),
         "me": None,
@@ -52,36 +55,48 @@ def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
     }
     if public is not None:
         frame.update(public_extras(public))
-    if table.status is Status.LOBBY and seen.ending is None:
-        frame["lobby"] = lobby_of(table, user_id)
+    if offer.lobby is not None and seen.ending is None:
+        frame["lobby"] = lobby_of(offer.lobby, offer)
     elif seen.ending is not None:
         frame["over"] = over_of(seen.ending, user_id)
     elif public is not None and table.status is Status.PLAYING:
-        frame["me"] = hand_of(seen, public, user_id)
+        frame["me"] = hand_of(seen, public, offer)
     return frame
 
 
-def seats_of(table: TableView, public: Observation | None, user_id: int
+def _own(seen: Seen, public: Observation | None, user_id: int) -> Observation | None:
+    """The view of the seat this viewer plays now, if it is of the moment the table is at
+    (an older one's legal actions are of a turn gone by)."""
+    seat = seen.table.seat_of(user_id)
+    own = seen.private.get(seat) if seat is not None else None
+    if own is None or public is None or own["history_length"] != public["history_length"]:
+        return None
+    return own
+
+
+def seats_of(table: TableView, offer: Offer, public: Observation | None, lang: str
              ) -> list[dict[str, Any]]:
-    """Each seat as the page shows it: a name, a face (a computer, a child, or a person's
-    initial on their own colour), its chip colour once the game has begun, whose turn."""
+    """Each seat as the page shows it: a name (a computer's in the viewer's language, as
+    the chat names it), a face (a computer, a child, or a person's initial on their own
+    colour), its chip colour once the game has begun, whose turn."""
     out = []
-    for seat in table.seats:
+    for seat, shown in zip(table.seats, offer.seats, strict=True):
         colour = None
         if public is not None and seat.index < len(public["side_of_seat"]):
             colour = public["colours"][public["side_of_seat"][seat.index]]
+        name = (computer_name(shown.level, shown.number, lang) if shown.kind == "computer"
+                else shown.name)
         out.append({
             "seat": seat.index,
-            "name": seat.name,
-            "kind": "computer" if seat.is_computer else "child" if seat.is_child
-            else "person",
-            "guardian": seat.guardian,
-            "initial": (seat.name.strip()[:1] or "?").upper(),
+            "name": name,
+            "kind": shown.kind,
+            "guardian": shown.guardian,
+            "initial": (name.strip()[:1] or "?").upper(),
             "hue": face_hue(seat),
             "colour": colour,
-            "you": seat.plays_for(user_id),
+            "you": shown.yours,
             "to_move": public is not None and public["turn"] == seat.index,
-            "gone": seat.left or seat.resigned,
+            "gone": shown.gone,
         })
     return out
 
@@ -121,23 +136,22 @@ def public_extras(public: Observation) -> dict[str, Any]:
     return extras
 
 
-def hand_of(seen: Seen, public: Observation, user_id: int) -> dict[str, Any] | None:
-    """The seat this viewer plays now, with its hand and (on its turn) its legal actions:
-    None for a spectator. A grown-up holding children's seats plays the one to move."""
-    table = seen.table
-    seat = table.seat_of(user_id)
+def hand_of(seen: Seen, public: Observation, offer: Offer) -> dict[str, Any] | None:
+    """The seat this viewer plays now, with its hand and (on its turn) its moves: None for
+    a spectator. A grown-up holding children's seats plays the one to move."""
+    seat = offer.acts_for
     if seat is None:
         return None
     own = seen.private.get(seat)
-    playing = table.seats[seat]
-    fresh = (own is not None and own["history_length"] == public["history_length"]
-             and public["turn"] == seat and not public["is_over"])
+    playing = seen.table.seats[seat]
+    moves = offer.moves if not public["is_over"] else None
     me: dict[str, Any] = {
         "seat": seat,
         "name": playing.name,
         "child": playing.is_child,
         "colour": public["colours"][public["side_of_seat"][seat]],
-        "legal": list(own["legal"]) if fresh and own is not None else [],
+        "legal": [a.text for a in moves.actions] if moves is not None else [],
+        "moves": moves_of(moves),
     }
     if public["game"] == "kids":
         me["hand"] = list(own.get("hand") or []) if own is not None else []
@@ -146,15 +160,29 @@ def hand_of(seen: Seen, public: Observation, user_id: int) -> dict[str, Any] | N
     return me
 
 
-def lobby_of(table: TableView, user_id: int) -> dict[str, Any]:
-    """What the viewer can do in a lobby: sit down, add a computer, start (the host)."""
-    seated = any(s.user_id == user_id and not s.is_child for s in table.seats)
-    room = len(table.seats) < MAX_SEATS
+def moves_of(moves: TurnOffer | None) -> dict[str, Any] | None:
+    """A turn's moves as the page is handed them: the roll to make, and for each first tap
+    (a card, or ``roll`` for the spaces of the roll made) the move each space makes and
+    the spaces where it takes a chip away; the dead cards' exchanges, by card."""
+    if moves is None:
+        return None
     return {
-        "seated": seated,
-        "can_join": not seated and room,
-        "can_add_computer": seated and room,
-        "can_start": user_id == table.host_id and len(table.seats) >= 2,
+        "roll": moves.roll.text if moves.roll is not None else None,
+        "groups": {g.first: {"spaces": {space: a.text for space, a in g.spaces.items()},
+                             "takes": list(g.takes)} for g in moves.groups},
+        "exchange": {a.what: a.text for a in moves.exchanges},
+    }
+
+
+def lobby_of(lobby: LobbyOffer, offer: Offer) -> dict[str, Any]:
+    """What the viewer may do in a lobby, as the manager says (``LobbyOffer``)."""
+    return {
+        "seated": offer.acts_for is not None,
+        "join": lobby.join,
+        "add_computer": bool(lobby.add_computer),
+        "start": lobby.start,
+        "leave": lobby.leave,
+        "cancel": lobby.cancel,
     }
 
 

@@ -80,3 +80,13 @@ def colour(colour_id: str, lang: str) -> str:
     """A chip colour's name (``red`` -> ``red`` / ``rød``); an unknown id as it is."""
     key = f"colour.{colour_id}"
     return t(key, lang) if key in catalogue("en") else colour_id
+
+
+def computer_name(level: str | None, number: int | None, lang: str) -> str:
+    """A computer player's name, by its level ("Computer (medium)"), and numbered when
+    another computer at the table has that level ("Computer 2 (medium)": the manager
+    numbers them, ``engine.manager.offers.computer_numbers``)."""
+    named = t(f"level.{level or 'medium'}", lang)
+    if number is None:
+        return t("computer.name", lang, level=named)
+    return t("computer.name.numbered", lang, n=number, level=named)

@@ -7,7 +7,6 @@ need no client either.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +14,9 @@ import discord
 
 from engine.action import DICE_VERBS, as_action
 from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
+from engine.manager.offers import computer_numbers
 from engine.observation import Observation
+from render.words import computer_name
 
 from ..i18n import card as card_name
 from ..i18n import t
@@ -44,17 +45,8 @@ def seat_names(table: TableView, lang: str) -> list[str]:
 
 def names_of(seats: Sequence[Seat], lang: str) -> list[str]:
     """``seat_names`` of seats read back from the store (a finished game)."""
-    levels = Counter(s.level for s in seats if s.is_computer)
-    numbers = iter(range(1, len(seats) + 1))
-    names = []
-    for s in seats:
-        if not s.is_computer:
-            names.append(s.name)
-            continue
-        level = t(f"level.{s.level}", lang)
-        names.append(t("computer.name.numbered", lang, n=next(numbers), level=level)
-                     if levels[s.level] > 1 else t("computer.name", lang, level=level))
-    return names
+    return [computer_name(s.level, n, lang) if s.is_computer else s.name
+            for s, n in zip(seats, computer_numbers(seats), strict=True)]
 
 
 def seat_name(table: TableView, seat: int, lang: str) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..action import Action, grouped
@@ -160,11 +161,8 @@ def seats_shown(table: TableView, user_id: int) -> tuple[SeatShown, ...]:
     """Each seat: its kind, its name, its side (in a game), and whether it is the asker's."""
     sides = (sides_of(len(table.seats), teams=bool(table.options.get("teams")))
              if len(table.seats) >= 2 else tuple(range(len(table.seats))))
-    levels = Counter(s.level for s in table.seats if s.is_computer)
-    numbers = itertools.count(1)  # (over every computer whose level another shares)
     shown = []
-    for s in table.seats:
-        number = next(numbers) if s.is_computer and levels[s.level] > 1 else None
+    for s, number in zip(table.seats, computer_numbers(table.seats), strict=True):
         shown.append(SeatShown(
             index=s.index, kind=kind_of(s), name=s.name, user_id=s.user_id, level=s.level,
             number=number, guardian=s.guardian,
@@ -173,8 +171,18 @@ def seats_shown(table: TableView, user_id: int) -> tuple[SeatShown, ...]:
     return tuple(shown)
 
 
+def computer_numbers(seats: Sequence[Seat]) -> list[int | None]:
+    """Each seat's number as a computer, when another computer at the table has its level
+    (two "Computer (medium)" would be one name for two players): 1, 2, 3 ... over those
+    computers in seat order; None for every other seat."""
+    levels = Counter(s.level for s in seats if s.is_computer)
+    numbers = itertools.count(1)
+    return [next(numbers) if s.is_computer and levels[s.level] > 1 else None for s in seats]
+
+
 def kind_of(seat: Seat) -> str:
     return "computer" if seat.is_computer else "child" if seat.is_child else "person"
 
 
-__all__ = ["LobbyOffer", "MoveGroup", "Offer", "SeatShown", "TurnOffer", "offer_for"]
+__all__ = ["LobbyOffer", "MoveGroup", "Offer", "SeatShown", "TurnOffer", "computer_numbers",
+           "offer_for"]

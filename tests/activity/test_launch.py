@@ -100,9 +100,9 @@ async def test_a_page_sits_down_in_a_lobby_and_its_host_starts(table: Table) -> 
     await (await table["Alice"].slash("sequence new", game="dice")).reply()
     alice, bob = await table.page("Alice"), await table.page("Bob")
     frame = await bob.table_where(lambda t: t["status"] == "lobby", "the lobby")
-    assert frame["lobby"]["can_join"] and not frame["lobby"]["can_start"]
+    assert frame["lobby"]["join"] and not frame["lobby"]["start"]
     await bob.send({"t": "join"})
-    await alice.table_where(lambda t: t["lobby"] and t["lobby"]["can_start"], "two seats")
+    await alice.table_where(lambda t: t["lobby"] and t["lobby"]["start"], "two seats")
     await alice.send({"t": "start"})
     frame = await alice.table_where(lambda t: t["status"] == "playing", "the game")
     first = alice if frame["seats"][frame["turn"]]["you"] else bob

@@ -267,7 +267,7 @@ async def test_play_again_from_the_end_seats_everyone_again(table: Table) -> Non
     lobby = await pages["Alice"].table_where(
         lambda t: t["status"] == "lobby" and t["game_id"] != game_id, "the rematch's lobby")
     assert [s["name"] for s in lobby["seats"]] == ["Alice", "Bob"]
-    assert lobby["lobby"]["can_start"], "Alice, the first person seated, is its host"
+    assert lobby["lobby"]["start"], "Alice, the first person seated, is its host"
     await pages["Alice"].tap({"t": "start"}, lambda t: t["status"] == "playing", "the start")
     await pages["Bob"].table_where(lambda t: t["status"] == "playing"
                                    and t["game_id"] == lobby["game_id"], "the new game")

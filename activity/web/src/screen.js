@@ -1,14 +1,15 @@
 // What the child sees and taps: the players at the top, the board, their cards (or the
 // Roll button) along the bottom, and a panel for the moments between games.
 //
-// The page works out no rule: the spaces that glow are the legal actions the server sent
-// for this player's seat (the engine's), and a tap on anything that does not glow does
-// nothing. Tap a card: its spaces glow (the Dragon's: the chips it may take). Tap a glowing
-// space: the move is sent with the turn (ply) the page showed, and the server says.
+// The page works out no rule and reads no move's text: the server hands it this player's
+// moves grouped as they are tapped (me.moves: for each card, or for the roll made, the
+// move each space makes), and what they may do in a lobby. A tap on anything not offered
+// does nothing. Tap a card: its spaces glow (the Dragon's: the chips it may take). Tap a
+// glowing space: that space's move is sent with the turn (ply) the page showed, and the
+// server says.
 import * as icons from "./icons.js";
 
 const COLUMNS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const TAKES = new Set(["dragon", "remove"]); // actions that take a chip away
 
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -28,14 +29,13 @@ export function spaceName(index, width) {
   return `${COLUMNS[index % width]}${Math.floor(index / width) + 1}`;
 }
 
-// The spaces a set of actions glows on: space -> the action a tap there makes.
-export function glowing(actions, card) {
+// The spaces one group of moves glows on: space -> { action a tap there makes, takes }.
+export function glowing(group) {
   const out = new Map();
-  for (const action of actions) {
-    const [what, space] = action.split("@");
-    if (!space) continue;
-    if (card !== null && what !== card) continue;
-    if (!out.has(space)) out.set(space, action);
+  if (!group) return out;
+  const takes = new Set(group.takes);
+  for (const [space, action] of Object.entries(group.spaces)) {
+    out.set(space, { action, takes: takes.has(space) });
   }
   return out;
 }
@@ -86,7 +86,7 @@ export class Screen {
         || before.game_id !== frame.game_id) {
       this.sentAt = null;
       const me = frame.me;
-      if (!me || !me.hand || !me.hand.includes(this.selected) || !me.legal.length) {
+      if (!me || !me.hand || !me.hand.includes(this.selected) || !me.moves) {
         this.selected = null;
       }
     }
@@ -132,10 +132,9 @@ export class Screen {
     return face;
   }
 
-  // A seat's name as shown: a computer's in the page's language, with its number.
+  // A seat's name as shown (the server names computers, in this page's language).
   nameOf(seat) {
-    if (seat.kind !== "computer") return seat.name;
-    return `${this.w("activity.computer")} ${seat.name.replace(/\D+/g, "")}`.trim();
+    return seat.name;
   }
 
   seatNode(seat) {
@@ -182,9 +181,10 @@ export class Screen {
         cell.chip.classList.toggle("new", Boolean(fresh && colour && name === board.placed));
         cell.colour = colour;
       }
-      const action = glow.get(name);
+      const lit = glow.get(name);
+      const action = lit ? lit.action : null;
       cell.button.classList.toggle("glow", Boolean(action));
-      cell.button.classList.toggle("take", Boolean(action && TAKES.has(action.split("@")[0])));
+      cell.button.classList.toggle("take", Boolean(lit && lit.takes));
       cell.button.classList.toggle("last", name === board.placed);
       cell.button.classList.toggle("line", line.has(name));
       cell.button.classList.toggle("removed", name === board.removed);
@@ -215,13 +215,12 @@ export class Screen {
 
   glows(frame) {
     const me = frame.me;
-    if (!me || !me.legal.length || this.sentAt === frame.ply || frame.status !== "playing") {
+    if (!me || !me.moves || this.sentAt === frame.ply || frame.status !== "playing") {
       return new Map();
     }
-    if (frame.game === "kids") {
-      return this.selected === null ? new Map() : glowing(me.legal, this.selected);
-    }
-    return glowing(me.legal, null);
+    // Kids: the card tapped lights its spaces; Dice: the roll made lights all of its own
+    const first = frame.game === "kids" ? this.selected : "roll";
+    return first === null ? new Map() : glowing(me.moves.groups[first]);
   }
 
   tapSpace(cell) {
@@ -258,7 +257,7 @@ export class Screen {
     let text = "";
     let colour = me.colour;
     if (me.child) text = this.w("activity.cards_of", { name: me.name });
-    else if (me.legal.length) text = this.w("activity.turn.you");
+    else if (me.moves) text = this.w("activity.turn.you");
     else if (mover) {
       text = this.w("activity.turn.of", { name: this.nameOf(mover) });
       colour = mover.colour || colour;
@@ -271,7 +270,7 @@ export class Screen {
   cards(frame, me) {
     const lang = this.words.lang || "en";
     const dead = new Set(me.dead);
-    const myTurn = me.legal.length > 0 && this.sentAt !== frame.ply;
+    const myTurn = Boolean(me.moves) && this.sentAt !== frame.ply;
     return el("div", { class: "cards" }, ...me.hand.map((card, position) => {
       const isDead = dead.has(card);
       const classes = ["card"];
@@ -285,8 +284,8 @@ export class Screen {
         src: `/.proxy/looks/card/${lang}/${card}${isDead ? "-dead" : ""}.png`,
       }));
       button.addEventListener("click", () => this.tapCard(card));
-      const swap = `dead:${card}`;
-      if (card === this.selected && isDead && myTurn && me.legal.includes(swap)) {
+      const swap = me.moves && me.moves.exchange[card];
+      if (card === this.selected && isDead && myTurn && swap) {
         const offer = el("button", {
           class: "swap beckons", "data-swap": card, "aria-label": this.w("activity.exchange"),
           title: this.w("activity.exchange"), html: icons.swap,
@@ -304,15 +303,14 @@ export class Screen {
   tapCard(card) {
     const frame = this.frame;
     const me = frame && frame.me;
-    if (!me || !me.legal.length || this.sentAt === frame.ply) return; // not now: nothing
-    const playable = me.legal.some((a) => a.split("@")[0] === card || a === `dead:${card}`);
-    if (!playable) return;
+    if (!me || !me.moves || this.sentAt === frame.ply) return; // not now: nothing
+    if (!me.moves.groups[card] && !me.moves.exchange[card]) return; // nothing to play it on
     this.selected = this.selected === card ? null : card;
     this.show(frame);
   }
 
   roll(frame, me) {
-    const canRoll = me.legal.includes("roll") && this.sentAt !== frame.ply;
+    const canRoll = Boolean(me.moves && me.moves.roll) && this.sentAt !== frame.ply;
     const go = el("button", {
       class: `go${canRoll ? " can beckons" : ""}`, "data-roll": "true",
       disabled: canRoll ? null : true, "aria-label": this.w("activity.roll"),
@@ -364,24 +362,24 @@ export class Screen {
   lobbyPanel(frame) {
     const lobby = frame.lobby;
     const row = el("div", { class: "row" });
-    if (lobby.can_join) {
+    if (lobby.join) {
       row.append(this.button(icons.sit, this.w("activity.lobby.join"),
         () => this.send({ t: "join" }), "go can beckons", { "data-do": "join" }));
     }
-    if (lobby.can_add_computer) {
+    if (lobby.add_computer) {
       row.append(this.button(icons.robot, this.w("activity.lobby.computer"),
         () => this.send({ t: "computer" }), "", { "data-do": "computer" }));
     }
-    if (lobby.can_start) {
+    if (lobby.start) {
       row.append(this.button(icons.play, this.w("activity.lobby.start"),
         () => this.send({ t: "start" }), "go can beckons", { "data-do": "start" }));
     }
-    if (lobby.seated && !frame.host) {
+    if (lobby.leave && !lobby.cancel) { // (the host's leaving would cancel the lobby)
       row.append(this.button(icons.out, this.w("activity.lobby.leave"),
         () => this.send({ t: "leave" }), "", { "data-do": "leave" }));
     }
     const children = [el("h2", {}, this.w("activity.lobby.title")), row];
-    if (!lobby.can_start && lobby.seated) children.push(el("p", {}, this.w("activity.lobby.wait")));
+    if (!lobby.start && lobby.seated) children.push(el("p", {}, this.w("activity.lobby.wait")));
     this.open(children, "center");
   }
 
