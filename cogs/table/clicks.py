@@ -16,7 +16,7 @@ import discord
 
 from engine.action import Action
 from engine.manager import GameManager, Player, Status, TableView
-from engine.manager.lobby import rematch_seats
+from engine.manager.lobby import rematch_seats, why_not_add_child
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
@@ -105,8 +105,9 @@ class TableClicks:
             if table.status is not Status.LOBBY:
                 raise refusal("game_started")
             if what == "child":  # the answer to this click is the form asking for the name
-                if not table.family_seats:
-                    raise refusal("family_seats_off")
+                refused = why_not_add_child(table)  # (asked first: the form is the answer)
+                if refused is not None:
+                    raise refused
                 await interaction.response.send_modal(
                     messages.child_modal(game_id, speaker_lang(interaction)))
                 return

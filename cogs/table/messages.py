@@ -14,7 +14,7 @@ import discord
 
 from engine.action import DICE_VERBS, as_action
 from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
-from engine.manager.offers import computer_numbers
+from engine.manager.offers import NOBODY, computer_numbers, offer_for
 from engine.observation import Observation
 from render.words import computer_name
 
@@ -112,7 +112,9 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None,
              (" " + t("lobby.host", lang) if s.user_id == table.host_id and not s.is_child
               else "")
              for i, (s, name) in enumerate(zip(table.seats, names, strict=True))]
-    seats += [t("lobby.open", lang, n=n + 1) for n in range(len(table.seats), 4)]
+    offer = offer_for(table, NOBODY)  # (one message for everyone: the table's own facts)
+    seats += [t("lobby.open", lang, n=n + 1)
+              for n in range(len(table.seats), offer.seat_limit)]
     embed.description = "\n".join(lines) if lines else None
     embed.add_field(name=t("lobby.seats", lang), value="\n".join(seats), inline=False)
     if table.status is not Status.LOBBY:
@@ -120,7 +122,8 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None,
         embed.set_footer(text=footer or t(key, lang))
         return embed, None
     help_line = t("lobby.help", lang)
-    if family_seats_open(table):
+    family = offer.lobby is not None and offer.lobby.add_child
+    if family:
         help_line += "\n" + t("lobby.family.help", lang)
     embed.set_footer(text=footer or help_line)
     view = discord.ui.View(timeout=None)
@@ -135,7 +138,7 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None,
     for level in ("easy", "medium", "hard"):
         view.add_item(LobbyButton(gid, f"cpu-{level}", t(
             "button.computer", lang, level=t(f"level.{level}", lang)), grey, 1))
-    if family_seats_open(table):
+    if family:
         view.add_item(LobbyButton(gid, "child", t("button.add_child", lang), blue, 1))
         for s in table.seats:
             if s.is_child:
@@ -154,12 +157,6 @@ def with_board_button(view: discord.ui.View | None, table: TableView, lang: str
     return stopped(out)
 
 
-def family_seats_open(table: TableView) -> bool:
-    """Whether grown-ups may add a child's seat now (Kids only: Dice has no hands to hold,
-    and a child plays it at the grown-up's side anyway)."""
-    return table.game == "kids" and table.family_seats and len(table.seats) < 4
-
-
 def lobby_name(seat: Seat, name: str, lang: str) -> str:
     """"Emma (with Mum)" for a child's seat; the name for anyone else."""
     if seat.is_child:
@@ -172,20 +169,16 @@ def family_lines(table: TableView, lang: str) -> list[str]:
     seats on different sides, so sees those hands ("Mum plays for Emma and for
     themselves, and sees all those hands")."""
     lines = []
+    shown = offer_for(table, NOBODY).seats
     for user in dict.fromkeys(s.user_id for s in table.seats if s.is_child):
         held = [s for s in table.seats if s.user_id == user and s.level is None]
         children = [s for s in held if s.is_child]
         own_seat = len(held) > len(children)
-        sides = {_side(table, s.index) for s in held}
+        sides = {shown[s.index].side for s in held}
         key = "lobby.family.both" if own_seat and len(sides) > 1 else "lobby.family.children"
         names = f" {t('word.and', lang)} ".join(c.name for c in children)
         lines.append(t(key, lang, grown_up=children[0].guardian, children=names))
     return lines
-
-
-def _side(table: TableView, seat: int) -> int:
-    """The side a seat plays for: teams are seated alternately (0 and 2 against 1 and 3)."""
-    return seat % 2 if table.options.get("teams") else seat
 
 
 # ---------------------------------------------------------------------- the table's lines

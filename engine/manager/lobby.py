@@ -74,10 +74,10 @@ def check_settings(changes: dict[str, Any]) -> None:
 
 # -- who may do what in a lobby --------------------------------------------------------
 # Each rule is said once, as why someone may not (None: they may), over what any screen
-# holds of a table (a ``TableView``, or a ``Table``: the same fields): the calls below that
-# change a lobby raise it, and ``offers`` asks it to say what a person may do now.
+# holds of a table (its ``TableView``): the calls below that change a lobby raise it, and
+# ``offers`` asks it to say what a person may do now.
 
-Lobby = Table | TableView
+Lobby = TableView
 
 
 def not_open(table: Lobby) -> ManagerError | None:
@@ -103,7 +103,11 @@ def why_not_join(table: Lobby, user_id: int) -> ManagerError | None:
 
 
 def why_not_add_child(table: Lobby) -> ManagerError | None:
-    """A grown-up adds a child's seat (the name is checked when it is given)."""
+    """A grown-up adds a child's seat (the name is checked when it is given). Sequence for
+    Kids only: a child's seat is there for the hand it holds, which Dice has not (a child
+    rolls at the grown-up's side)."""
+    if table.status is Status.LOBBY and table.game != "kids":
+        return refuse("family_seats_kids", "Family seats are for Sequence for Kids.")
     if table.status is Status.LOBBY and not table.family_seats:
         return refuse("family_seats_off", "The host turned family seats off.")
     return not_open(table) or no_room(table)
@@ -162,11 +166,11 @@ def _raise(refusal: ManagerError | None) -> None:
 
 def check_open(table: Table) -> None:
     """The table is a lobby still taking changes."""
-    _raise(not_open(table))
+    _raise(not_open(table.view()))
 
 
 def seat_player(table: Table, player: Player) -> None:
-    _raise(why_not_join(table, player.user_id))
+    _raise(why_not_join(table.view(), player.user_id))
     table.seats.append(Seat(len(table.seats), player.user_id, player.name))
 
 
@@ -178,7 +182,7 @@ def child_name(name: str) -> str:
 def seat_child(table: Table, grown_up: Player, name: str) -> None:
     """A family seat: a child without a Discord account plays from ``grown_up``'s account
     (Discord's accounts are for 13 and over)."""
-    _raise(not_open(table) or why_not_add_child(table))
+    _raise(why_not_add_child(table.view()))
     name = child_name(name)
     if not name:
         raise refuse("child_name_empty", "A child's seat needs a name.")
@@ -197,7 +201,7 @@ def seat_computer(table: Table, user_id: int, level: str) -> None:
     if level not in COMPUTER_LEVELS:
         raise refuse("bad_level", "A computer player is easy, medium or hard.",
                      level=str(level))
-    _raise(why_not_add_computer(table, user_id))
+    _raise(why_not_add_computer(table.view(), user_id))
     number = sum(1 for s in table.seats if s.level is not None) + 1
     table.seats.append(Seat(len(table.seats), None, f"Computer {number}", level))
 
@@ -241,7 +245,7 @@ def rematch_seats(record: GameRecord | None, user_id: int
 def unseat_leaver(table: Table, user_id: int) -> bool:
     """``user_id`` leaves the lobby, their children's seats with them (nobody would play
     them). True when it is the host: then the lobby is to be cancelled instead."""
-    _raise(why_not_leave(table, user_id))
+    _raise(why_not_leave(table.view(), user_id))
     held = table.held_seats(user_id)
     if user_id == table.host_id:
         return True
@@ -251,7 +255,7 @@ def unseat_leaver(table: Table, user_id: int) -> bool:
 
 
 def check_remover(table: Table, user_id: int, seat: int, is_moderator: bool) -> None:
-    _raise(why_not_remove(table, user_id, seat, is_moderator))
+    _raise(why_not_remove(table.view(), user_id, seat, is_moderator))
 
 
 def unseat(table: Table, seat: int) -> None:
@@ -272,11 +276,11 @@ def check_seat_to_free(table: Table, seat: int) -> bool:
 
 
 def check_host(table: Table, user_id: int, what: str) -> None:
-    _raise(why_not_host(table, user_id, what))
+    _raise(why_not_host(table.view(), user_id, what))
 
 
 def check_start(table: Table, user_id: int) -> None:
-    _raise(why_not_start(table, user_id))
+    _raise(why_not_start(table.view(), user_id))
 
 
 def player_seat(table: Table, user_id: int) -> int:

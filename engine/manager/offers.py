@@ -42,7 +42,7 @@ class SeatShown:
     #: a computer's number, when another computer at the table has its level
     number: int | None = None
     guardian: str | None = None  # a child's grown-up, by name
-    side: int | None = None  # the side (team) it plays for, once there is a game
+    side: int = 0  # the side (team) it plays for (in a lobby: as the seats sit now)
     gone: bool = False  # resigned or left
     yours: bool = False  # the person asking plays it now
 
@@ -110,6 +110,9 @@ class Offer:
     hint: bool = False  # a suggested move may be asked for
 
 
+NOBODY = 0  # no account: asked as nobody, an offer says what the table itself allows
+
+
 def offer_for(table: TableView, user_id: int, own: Observation | None = None, *,
               moderator: bool = False) -> Offer:
     """What ``user_id`` may do at ``table`` now. ``own``: the observation of the seat they
@@ -158,15 +161,14 @@ def turn_offer(seat: int, legal: list[str]) -> TurnOffer:
 
 
 def seats_shown(table: TableView, user_id: int) -> tuple[SeatShown, ...]:
-    """Each seat: its kind, its name, its side (in a game), and whether it is the asker's."""
-    sides = (sides_of(len(table.seats), teams=bool(table.options.get("teams")))
-             if len(table.seats) >= 2 else tuple(range(len(table.seats))))
+    """Each seat: its kind, its name, its side, and whether it is the asker's."""
+    sides = sides_of(len(table.seats), teams=bool(table.options.get("teams")))
     shown = []
     for s, number in zip(table.seats, computer_numbers(table.seats), strict=True):
         shown.append(SeatShown(
             index=s.index, kind=kind_of(s), name=s.name, user_id=s.user_id, level=s.level,
             number=number, guardian=s.guardian,
-            side=sides[s.index] if table.status is not Status.LOBBY else None,
+            side=sides[s.index],
             gone=s.left or s.resigned, yours=s.plays_for(user_id)))
     return tuple(shown)
 
@@ -184,5 +186,13 @@ def kind_of(seat: Seat) -> str:
     return "computer" if seat.is_computer else "child" if seat.is_child else "person"
 
 
-__all__ = ["LobbyOffer", "MoveGroup", "Offer", "SeatShown", "TurnOffer", "computer_numbers",
-           "offer_for"]
+__all__ = [
+    "NOBODY",
+    "LobbyOffer",
+    "MoveGroup",
+    "Offer",
+    "SeatShown",
+    "TurnOffer",
+    "computer_numbers",
+    "offer_for",
+]

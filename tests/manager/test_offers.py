@@ -110,3 +110,14 @@ async def test_in_dice_the_roll_comes_first_then_all_its_spaces(
     after = manager.offer(game_id, mover.user_id).moves
     if after is not None:  # (a roll that allows nothing passes the turn at once)
         assert after.roll is None and [g.first for g in after.groups] == ["roll"]
+
+
+async def test_a_child_seat_is_for_sequence_for_kids(manager: GameManager) -> None:
+    """A child's seat is there for the hand it holds: Dice has none, so a Dice lobby offers
+    none, and the manager refuses one (the chat showed no button, the manager took it)."""
+    lobby = await manager.create_lobby("dice", {}, ANN, GUILD, CHANNEL)
+    offer = manager.offer(lobby.game_id, ANN.user_id)
+    assert offer.lobby is not None and not offer.lobby.add_child
+    with pytest.raises(Refusal) as refused:
+        await manager.add_child(lobby.game_id, ANN, "Emma")
+    assert refused.value.code == "family_seats_kids"
