@@ -199,8 +199,9 @@ class Listener(Protocol):
 @runtime_checkable
 class Hearer(Protocol):
     """A listener told each event the moment its change is committed, before the others
-    are told it in order: one that only notes it and pushes it on, never waits and never
-    calls the manager (the Activity's hub, whose pages then never wait for a board being
-    posted to Discord). Told with its game's lock held; raising is logged, never fatal."""
+    are told it in order: one that only notes it and pushes it on, and never waits (the
+    Activity's hub, whose pages then never wait for a board being posted to Discord). Told
+    with its game's lock held, so it changes nothing: it may read what the manager holds,
+    never call what changes a table. Raising is logged, never fatal."""
 
     def heard(self, event: Event) -> None: ...

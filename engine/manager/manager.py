@@ -222,7 +222,8 @@ class GameManager:
 
     async def load_record(self, game_id: int) -> GameRecord | None:
         """A game as stored, finished or not (seats, options, seed, action log): for a
-        rematch or a replay, so the Discord side never reads the store itself."""
+        rematch or a replay, so the Discord side asks the manager for games, and reads
+        only its own rows in the store (posted messages, DM doors, preferences)."""
         return await self.store.games.load_game(game_id)
 
     async def catch_up(self, game_id: int) -> None:

@@ -7,7 +7,7 @@ asks which it is:
 
 - ``local.OneProcess`` (SQLite): the game locks are this process's asyncio locks, what is
   due is kept in memory, nobody else needs telling.
-- ``database.SharedDatabase`` (PostgreSQL): a game's lock is also an advisory lock in the
+- ``shared_database.SharedDatabase`` (PostgreSQL): a game's lock is also an advisory lock in the
   database and brings the cache to the stored version; what is due is a ``chores`` row
   written in each change's transaction and claimed by any live process; changes are
   announced with ``NOTIFY``; announcements a process owes are promised in the database and
