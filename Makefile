@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 STAMP     := $(VENV)/.installed-dev
 
-.PHONY: run invite backup test lint typecheck pytest bench tournament demo reliability load clean activity
+.PHONY: run invite backup test lint typecheck webtest pytest bench tournament demo reliability load clean activity
 
 # The Activity's page (activity/web): its npm packages as the lock file pins them, then the
 # bundle in activity/web/dist (not in git). Only `make run` with ACTIVITY_PORT set, and the
@@ -46,13 +46,18 @@ invite: $(RUN_STAMP)
 backup: $(RUN_STAMP)
 	$(PY) -m tools.backup $(if $(DEST),$(DEST),backups/sequence-$$(date +%Y%m%d-%H%M%S).db)
 
-test: lint typecheck pytest
+test: lint typecheck webtest pytest
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
 typecheck: $(STAMP)
 	$(PY) -m mypy
+
+# The page's state on its own (activity/web/test, Node's own test runner: no browser and no
+# package of its own)
+webtest:
+	cd $(WEB) && node --test test/
 
 # Slow tests (long fault runs) are left to `make reliability`. The tests mostly wait (on
 # the fake Discord, on PostgreSQL, on bot processes they start), so they run in

@@ -41,6 +41,7 @@ FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-dev-shm-usage"]
 PHONE = {"width": 360, "height": 740}
 TABLET = {"width": 1280, "height": 800}
+SEAMS_JS = Path(__file__).with_name("seams.js")  # what the tests read in the page
 SCREENS = Path(os.environ.get("ACTIVITY_SCREENS", "/work/team/screens"))
 BROWSER = pytest.mark.asyncio(loop_scope="session")
 
@@ -209,6 +210,7 @@ async def open_screen(browser: Any, fake: FakeDiscord, base: str, person: Person
     context = await browser.new_context(viewport=size, has_touch=True,
                                         is_mobile=size["width"] < 700, device_scale_factor=2,
                                         reduced_motion=motion)
+    await context.add_init_script(path=str(SEAMS_JS))  # (the page ships no seams)
     page = await context.new_page()
     screen = Screen(context, page, person)
     await page.goto(f"{base}/?instance_id={instance.id}&channel_id={channel_id}"

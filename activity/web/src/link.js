@@ -12,7 +12,7 @@ const LOGIN_REFUSED = 4001;
 const NOT_HERE = 4003;
 
 export class Link {
-  constructor({ session, instance, onFrame, onState, relogin, gate = null }) {
+  constructor({ session, instance, onFrame, onState, relogin }) {
     this.session = session;
     this.instance = instance;
     this.onFrame = onFrame;
@@ -23,9 +23,6 @@ export class Link {
     this.tries = 0;
     this.ws = null;
     this.seen = false; // a table came on this connection
-    // (a seam for the tests: frames may be held back, as a slow network would, and let
-    // through later, in order)
-    this.gate = gate;
   }
 
   connect() {
@@ -38,10 +35,7 @@ export class Link {
       if (this.game !== null) hello.game = this.game;
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (event) => {
-      const frame = JSON.parse(event.data);
-      if (this.gate === null || this.gate(frame, (f) => this.received(f))) this.received(frame);
-    };
+    ws.onmessage = (event) => this.received(JSON.parse(event.data));
     ws.onclose = (event) => this.closed(ws, event.code);
   }
 

@@ -10,57 +10,6 @@ const FALLBACK = {
   "activity.not_here": "This Activity is not running in a channel the bot can see. Open it again from the channel.",
 };
 
-// What the tests and the bench read: when the first board was drawn, each tap's delay.
-const metrics = {
-  started: performance.now(),
-  firstBoard: null,
-  taps: [],
-  frames: 0,
-  updates: [], // each table drawn: its ply and the wall clock then (the bench's clock too)
-  ready: false,
-  pictures: null,
-  // a tab left behind (tests): frames wait while `holding`, then come in order
-  holding: false,
-  held: [],
-  gate(frame, deliver) {
-    if (!this.holding) return true;
-    this.held.push(() => deliver(frame));
-    return false;
-  },
-  release() {
-    this.holding = false;
-    for (const deliver of this.held.splice(0)) deliver();
-  },
-  built(pictures) {
-    this.pictures = pictures;
-  },
-  tapped(ply) {
-    this.taps.push({ ply, at: performance.now(), drawn: null });
-  },
-  shown(frame) {
-    this.frames += 1;
-    const now = performance.now();
-    requestAnimationFrame(() => {
-      const drawn = performance.now();
-      if (frame.t === "table") {
-        this.updates.push({ ply: frame.ply, wall: Date.now() });
-        if (this.updates.length > 1000) this.updates.splice(0, 500);
-      }
-      for (const tap of this.taps) {
-        if (tap.drawn === null && frame.ply > tap.ply) tap.drawn = drawn;
-      }
-      if (this.firstBoard === null && frame.board && this.pictures) {
-        const pictures = this.pictures;
-        Promise.all(pictures.map((p) => p.decode().catch(() => null))).then(() => {
-          if (this.firstBoard === null) this.firstBoard = performance.now();
-        });
-      }
-      this.lastShown = Math.max(now, drawn);
-    });
-  },
-};
-window.__seq = metrics;
-
 // A line over the page: something on its way (the spinner turns), or, `stuck`, something
 // the page cannot mend by waiting (no spinner: nothing is coming).
 function banner(text, { stuck = false } = {}) {
@@ -102,7 +51,6 @@ async function start() {
   const link = new Link({
     session,
     instance: sdk.instanceId,
-    gate: (frame, deliver) => metrics.gate(frame, deliver),
     relogin: async () => {
       forget();
       return login(sdk, config.client_id, { fresh: true });
@@ -121,11 +69,8 @@ async function start() {
         Object.assign(words, frame.words, { lang: frame.lang });
         document.documentElement.lang = frame.lang === "no" ? "nb" : "en";
         remember(frame.session);
-        if (!screen) {
-          screen = new Screen({ looks: config.looks, words, send: (m, o) => link.send(m, o), metrics });
-        }
-        metrics.ready = true;
-      } else if (frame.t === "table" || frame.t === "none") {
+        if (!screen) screen = new Screen({ words, send: (m, o) => link.send(m, o) });
+      } else if ((frame.t === "table" || frame.t === "none") && screen) {
         screen.show(frame);
       } else if (frame.t === "refused" && frame.code === "not_here") {
         notHere = frame.text || null; // (the socket closes next: the banner says it)
