@@ -3,15 +3,16 @@
 The hub is one more listener of the manager, beside the Discord side: a ``Hearer``, told
 each event the moment its change is committed, so a page never waits for the board being
 posted to Discord (the Discord side's work on the event before). It keeps what the events
-told of each table someone watches (``views.Seen``), and after each event rebuilds the
-frame of every page on that table and pushes it when it changed: a move from chat, from a
-computer, a timer or another page shows up without any page asking.
+told of each table someone watches (``views.Seen``) and does nothing more while it is told:
+that is under the game's lock. Once the change's events are all in (the loop's next turn),
+the table's frame is built once (``views.build``, once per language its pages read), each
+page gets its own view of that build (``views.frame_text``), pushed when it changed: a
+move from chat, from a computer, a timer or another page shows up without any page asking.
 
-It builds frames from the events only, never from the manager's live tables: a listener
-hears of a change after its commit, while the live table may already hold the next move,
-applied and not yet saved. The exception is ``Followed`` (another process changed the
-table and this one just read it from the store, under its lock): then the stored table
-is read here.
+What the hub holds comes from the events, and from the manager's tables when a page
+starts to follow one (it connects, or a new lobby opens in its channel) and when another
+process changed it (``Followed``: this one just read it from the store, under its lock).
+A listener hears of a change after its commit, so what it is told is what was kept.
 
 Events for one table may come out of order across processes (this process's own, still
 being told, and a newer one read from the store): each piece is kept only if it is not
@@ -23,6 +24,7 @@ queue (a slow phone never holds a game's lock or another page up), as a hearer m
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any, Protocol
@@ -43,7 +45,7 @@ from engine.manager import (
 from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
 
-from .views import Seen, no_table, picture_paths, view_for
+from .views import Build, Seen, build, frame_text, no_table, picture_paths
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +72,9 @@ class Hub:
         self._viewers: set[Viewer] = set()
         self._seen: dict[int, Seen] = {}
         self._shown: dict[Viewer, str] = {}  # the last frame each page got
+        self._changed: set[int] = set()  # tables whose frames are built at the loop's next turn
         self.frames = 0  # frames pushed (for the bench and the tests)
+        self.builds = 0  # tables' frames built (once a change, whatever the pages)
 
     # -- pages coming and going ------------------------------------------------------------
 
@@ -115,16 +119,44 @@ class Hub:
         self.show(viewer)
         self._forget_unwatched()
 
-    def show(self, viewer: Viewer) -> None:
-        """Push the viewer's frame if it changed since the last one it got."""
+    def show(self, viewer: Viewer, built: Build | None = None) -> None:
+        """Push the viewer's frame if it changed since the last one it got (``built``: its
+        table's frame, built for this change already)."""
         seen = self._seen.get(viewer.game_id) if viewer.game_id is not None else None
-        frame = (view_for(seen, viewer.user_id, viewer.lang) if seen is not None
-                 else no_table(viewer.channel_id))
-        text = json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
+        if seen is None:
+            text = json.dumps(no_table(viewer.channel_id), separators=(",", ":"))
+        else:
+            if built is None:
+                built = self._build(seen, viewer.lang)
+            text = frame_text(seen, built, viewer.user_id)
         if self._shown.get(viewer) != text:
             self._shown[viewer] = text
             self.frames += 1
             viewer.push(text)
+
+    def _build(self, seen: Seen, lang: str) -> Build:
+        self.builds += 1
+        return build(seen, lang)
+
+    def _soon(self, game_id: int) -> None:
+        """The table changed: its pages are shown it at the loop's next turn, once, after
+        every event of the change (told under the game's lock) is in."""
+        if game_id not in self._changed:
+            self._changed.add(game_id)
+            asyncio.get_running_loop().call_soon(self._show_table, game_id)
+
+    def _show_table(self, game_id: int) -> None:
+        """Build the table's frame once (a language at a time) and show each page its own
+        view of it."""
+        self._changed.discard(game_id)
+        seen = self._seen.get(game_id)
+        if seen is None:
+            return
+        built: dict[str, Build] = {}
+        for viewer in [v for v in self._viewers if v.game_id == game_id]:
+            if viewer.lang not in built:
+                built[viewer.lang] = self._build(seen, viewer.lang)
+            self.show(viewer, built[viewer.lang])
 
     def refresh(self, viewer: Viewer) -> None:
         """Push the viewer's frame even if unchanged (after a refused move: the page put
@@ -140,13 +172,18 @@ class Hub:
             self._followed(event.table, ending)
         else:
             self._told(event)
+        moved = False
         for viewer in list(self._viewers):
-            if viewer.game_id == event.game_id:
-                self.show(viewer)
-            elif viewer.channel_id == event.channel_id and event.table.status.is_open \
-                    and not self._still_on(viewer):
+            if viewer.game_id != event.game_id and viewer.channel_id == event.channel_id \
+                    and event.table.status.is_open and not self._still_on(viewer):
                 # a new lobby or game where this page shows none (or one that ended)
-                self.follow(viewer, event.game_id)
+                viewer.game_id, moved = event.game_id, True
+                if event.game_id not in self._seen:
+                    self._read(event.game_id)
+        if moved:
+            self._forget_unwatched()
+        if any(v.game_id == event.game_id for v in self._viewers):
+            self._soon(event.game_id)
 
     def _told(self, event: Event) -> None:
         seen = self._seen.get(event.game_id)

@@ -13,12 +13,13 @@ each move whole, by the space it is made on, as chessground is handed its ``dest
 
 from __future__ import annotations
 
+import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.manager import GameOver, LobbyOffer, Seat, Status, TableView, TurnOffer
-from engine.manager.offers import Offer, offer_for
+from engine.manager.offers import NOBODY, Offer, offer_for, seats_shown
 from engine.observation import Observation
 from render.words import computer_name
 
@@ -33,35 +34,68 @@ class Seen:
     ending: GameOver | None = None  # how it ended, once it did
 
 
-def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
-    """The frame one viewer gets (``lang``: theirs): a ``table`` frame."""
+@dataclass(frozen=True)
+class Build:
+    """One table's frame at one moment, in one language, as far as it is the same for
+    every page of it (the board, the seats, whose turn), built once per change; each page
+    then gets its own view of it (``frame_text``: its seat, its hand, what it may do)."""
+
+    head: str  # the shared members, encoded: '"t":"table","game_id":1,...,"board":{...}'
+    seats: list[dict[str, Any]]  # each seat as shown, but whether it is the viewer's
+
+
+def build(seen: Seen, lang: str = "en") -> Build:
+    """The part of ``seen``'s frame every page of it shows, in ``lang``."""
     table = seen.table
-    public = seen.ending.observation if seen.ending is not None else seen.public
+    public = _public(seen)
     status = Status.FINISHED if seen.ending is not None else table.status
-    offer = offer_for(table, user_id, _own(seen, public, user_id))
-    frame: dict[str, Any] = {
+    shared: dict[str, Any] = {
         "t": "table",
         "game_id": table.game_id,
         "game": table.game,
         "status": status,
         "ply": table.ply if public is None else int(public["history_length"]),
-        "host": table.host_id == user_id,
-        "seats": seats_of(table, offer, public, lang),
         "turn": None if public is None else public["turn"],
         "board": None if public is None else board_of(public, lang),
+    }
+    if public is not None:
+        shared.update(public_extras(public))
+    head = json.dumps(shared, separators=(",", ":"), ensure_ascii=False)[1:-1]
+    return Build(head, seats_of(table, public, lang))
+
+
+def frame_text(seen: Seen, built: Build, user_id: int) -> str:
+    """One viewer's ``table`` frame, as the JSON text pushed to their page: ``built`` (the
+    table's, once per change) and what is theirs."""
+    table = seen.table
+    public = _public(seen)
+    offer = offer_for(table, user_id, _own(seen, public, user_id))
+    mine: dict[str, Any] = {
+        "host": table.host_id == user_id,
+        "seats": [{**seat, "you": shown.yours}
+                  for seat, shown in zip(built.seats, offer.seats, strict=True)],
         "me": None,
         "lobby": None,
         "over": None,
     }
-    if public is not None:
-        frame.update(public_extras(public))
     if offer.lobby is not None and seen.ending is None:
-        frame["lobby"] = lobby_of(offer.lobby, offer)
+        mine["lobby"] = lobby_of(offer.lobby, offer)
     elif seen.ending is not None:
-        frame["over"] = over_of(seen.ending, user_id)
+        mine["over"] = over_of(seen.ending, user_id)
     elif public is not None and table.status is Status.PLAYING:
-        frame["me"] = hand_of(seen, public, offer)
+        mine["me"] = hand_of(seen, public, offer)
+    own = json.dumps(mine, separators=(",", ":"), ensure_ascii=False)
+    return "{" + built.head + "," + own[1:]
+
+
+def view_for(seen: Seen, user_id: int, lang: str = "en") -> dict[str, Any]:
+    """The frame one viewer gets (``lang``: theirs), as a dict (tests, one page)."""
+    frame: dict[str, Any] = json.loads(frame_text(seen, build(seen, lang), user_id))
     return frame
+
+
+def _public(seen: Seen) -> Observation | None:
+    return seen.ending.observation if seen.ending is not None else seen.public
 
 
 def _own(seen: Seen, public: Observation | None, user_id: int) -> Observation | None:
@@ -74,13 +108,14 @@ def _own(seen: Seen, public: Observation | None, user_id: int) -> Observation | 
     return own
 
 
-def seats_of(table: TableView, offer: Offer, public: Observation | None, lang: str
+def seats_of(table: TableView, public: Observation | None, lang: str
              ) -> list[dict[str, Any]]:
     """Each seat as the page shows it: a name (a computer's in the viewer's language, as
     the chat names it), a face (a computer, a child, or a person's initial on their own
-    colour), its chip colour once the game has begun, whose turn."""
+    colour), its chip colour once the game has begun, whose turn (whether it is the
+    viewer's own is each page's: ``frame_text``)."""
     out = []
-    for seat, shown in zip(table.seats, offer.seats, strict=True):
+    for seat, shown in zip(table.seats, seats_shown(table, NOBODY), strict=True):
         colour = None
         if public is not None and seat.index < len(public["side_of_seat"]):
             colour = public["colours"][public["side_of_seat"][seat.index]]
@@ -94,7 +129,6 @@ def seats_of(table: TableView, offer: Offer, public: Observation | None, lang: s
             "initial": (name.strip()[:1] or "?").upper(),
             "hue": face_hue(seat),
             "colour": colour,
-            "you": shown.yours,
             "to_move": public is not None and public["turn"] == seat.index,
             "gone": shown.gone,
         })

@@ -271,3 +271,24 @@ async def test_play_again_from_the_end_seats_everyone_again(table: Table) -> Non
     await pages["Alice"].tap({"t": "start"}, lambda t: t["status"] == "playing", "the start")
     await pages["Bob"].table_where(lambda t: t["status"] == "playing"
                                    and t["game_id"] == lobby["game_id"], "the new game")
+
+
+async def test_a_change_is_built_once_for_all_the_pages_of_its_table(table: Table) -> None:
+    """Three pages on one table (two players and a spectator, one of them in Norwegian):
+    a move is built once per language, and each page gets its own view of that build."""
+    game_id = await started(table, "Bob")
+    table["Carol"].locale = "no"
+    pages = {n: await table.page(n) for n in ("Alice", "Bob", "Carol")}
+    for page in pages.values():
+        await page.table_where(lambda t: t["status"] == "playing", "the game")
+    activity = table.bot.activity_app
+    assert activity is not None and activity.hub is not None
+    hub = activity.hub
+    builds, frames = hub.builds, hub.frames
+    frame = await pages["Alice"].my_turn()
+    await pages["Alice"].play(placing(frame), frame["ply"])
+    for page in pages.values():
+        await page.table_where(lambda t, p=frame["ply"]: t["ply"] > p, "the move on every page")
+    assert hub.frames - frames == 3, "each page its own frame"
+    assert hub.builds - builds == 2, "the table built once in each language, not once a page"
+    assert table.bot.manager is not None and table.bot.manager.get(game_id).ply > frame["ply"]
