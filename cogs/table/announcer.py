@@ -36,7 +36,7 @@ from engine.manager.store import StoreUnavailable
 from ..i18n import t
 from . import messages
 from .buttons import SameSeatsRematch
-from .dms import DirectMessages
+from .dms import DirectMessages, Tap
 from .pictures import replay_file
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
@@ -197,16 +197,21 @@ class Announcer:
             log.exception("could not show the board of game %d again", game_id)
 
     async def hand_changed(self, event: HandChanged) -> None:
-        if event.table.game != "kids" or event.table.status is not Status.PLAYING:
+        if event.table.game != "kids":
             return
-        try:
-            self._manager.get(event.game_id)
-        except Refusal:
-            return  # the game ended while this was waiting its turn: no hand to show now
+        if event.table.status is not Status.PLAYING or not self._manager.is_active(
+                event.game_id):
+            # the move ended the game, or it ended while this waited its turn: no hand to
+            # show now, but a number tapped for the move gets the end as its answer
+            if isinstance(event.reply_to, Tap):
+                await self._dms.show_end(event.reply_to, event.game_id)
+            return
         # (the game's next events wait for this one: a move's board behind a dealt hand
         # queued with the crowd of a room of tables opening at once waited seconds)
         with self._urgent(HAND_WANTED):
-            await self._dms.deliver_hand(event.table, event.seat, event.observation)
+            await self._dms.deliver_hand(event.table, event.seat, event.observation,
+                                         reply_to=event.reply_to,
+                                         kept_after_doubt=event.kept_after_doubt)
 
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:

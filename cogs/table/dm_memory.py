@@ -21,9 +21,6 @@ the store again:
 - **hand rows** (``HANDS_HELD``): which message is each seat's hand, as this process last
   wrote or read it, so a click on it needs no read to be noted (and, alone on the store,
   a hand to deliver none to be found).
-- **moves a click shows**: the click that makes a move from the hand message turns that
-  message into the new hand itself (an interaction response), so the hand's own delivery
-  for that move is not sent. Per game in play, dropped when it ends.
 - **notes** that a hand message shows the seat's cards again after a click changed it
   (the new hand after a move, the way back from a card's choices): the most frequent write
   of the Discord side. They are written together, within ``NOTE_AFTER`` seconds, in one
@@ -81,8 +78,6 @@ class DmMemory:
         self._doors: Lru[int, DmDoor] = Lru(doors_held)
         self._opening: dict[int, asyncio.Task[int]] = {}
         self._hands: Lru[int, dict[int, DmHand]] = Lru(games_held)  # game -> seat -> row
-        # (game, seat, ply): a hand the click that made move ply shows in its own answer
-        self._shown_by_click: Lru[tuple[int, int, int], bool] = Lru(games_held)
         self._notes: dict[Seat, DmHand] = {}
         self._note_after = note_after
         self._full = asyncio.Event()  # so many notes wait that they go at once
@@ -92,12 +87,11 @@ class DmMemory:
         """How much is in memory, by collection (each bounded: see the module doc)."""
         return {"doors": len(self._doors), "opening": len(self._opening),
                 "hands": sum(len(self._hands.get(g) or ()) for g in self._hands),
-                "shown_by_click": len(self._shown_by_click),
                 "notes": len(self._notes)}
 
     def tracked_games(self) -> set[int]:
         """The games something is kept for here (the ended ones are forgotten)."""
-        return set(self._hands) | {game for game, _, _ in self._shown_by_click}
+        return set(self._hands)
 
     # -- doors -------------------------------------------------------------------------
 
@@ -258,19 +252,6 @@ class DmMemory:
         await _kept(self._posted.dm_hand_gone(hand.game_id, hand.seat, hand.message_id),
                     f"the hand message of game {hand.game_id}")
 
-    def shown_by_click(self, game_id: int, seat: int, ply: int) -> None:
-        """The click that makes move ``ply`` for ``seat`` shows the seat's new hand in its
-        own answer: the hand's delivery for that move is not sent."""
-        self._shown_by_click.put((game_id, seat, ply), True)
-
-    def not_shown_by_click(self, game_id: int, seat: int, ply: int) -> None:
-        """The click could not show it after all (refused, or its answer failed)."""
-        self._shown_by_click.pop((game_id, seat, ply))
-
-    def shown_by_the_click(self, game_id: int, seat: int, ply: int) -> bool:
-        """Whether the click of move ``ply`` shows ``seat``'s new hand (asked once)."""
-        return self._shown_by_click.pop((game_id, seat, ply)) is not None
-
     def _held(self, game_id: int, seat: int) -> DmHand | None:
         return (self._hands.get(game_id) or {}).get(seat)
 
@@ -288,11 +269,9 @@ class DmMemory:
         seats[hand.seat] = hand
 
     def forget(self, game_id: int) -> None:
-        """The game is over: its hand rows and clicks leave the memory (their notes are
-        still written: the rows outlive the game, for the person's next game to take
-        over)."""
+        """The game is over: its hand rows leave the memory (their notes are still
+        written: the rows outlive the game, for the person's next game to take over)."""
         self._hands.pop(game_id)
-        self._shown_by_click.drop(lambda key: key[0] == game_id)
 
     def _note(self, key: Seat, hand: DmHand) -> None:
         self._notes[key] = hand

@@ -10,9 +10,12 @@ keep hitting 403s). A passing failure is tried once more a little later, never i
 
 Each seat's hand is one message in its DMs, kept true (issue 25): families reload the app
 between turns, and Discord forgets ephemeral messages then, so the hand the child plays
-from must be a message that stays, and stays right. A click on it changes it in place
-(``hand_clicks.py``: an interaction response, outside the global rate limit, noted in the
-memory); any other change of the hand edits it (``deliver_hand``).
+from must be a message that stays, and stays right. This class is the one that changes it
+for a change of the hand (``deliver_hand``): a move made by tapping a number on that very
+message comes with the tap (``Event.reply_to``, a ``Tap``), and the message becomes the
+new hand as the answer to it (an interaction response, outside the global rate limit);
+any other change of the hand edits it (a DM edit). A tap that makes no move (a card, the
+way back) is answered by ``hand_clicks.py``, which changes nothing else.
 
 Kept here, per game in play and dropped when it ends (``forget``), and bounded besides:
 the seats whose channel heard that their DMs are closed.
@@ -23,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
@@ -36,8 +39,9 @@ from engine.observation import Observation
 from ..i18n import t
 from . import messages
 from .bounded import Lru
+from .choices import describe
 from .dm_memory import DmMemory
-from .hands import hand_payload, hand_shown, where
+from .hands import answer_with, hand_payload, hand_shown, over_payload, where
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 from .urgency import HAND_WANTED, Urgency, unhurried
@@ -46,6 +50,18 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER = 5.0  # seconds before the one retry of a hand that did not get through
 SEATS_HELD = 4096  # (game, seat) notes kept at most, beside the pruning when a game ends
+
+
+@dataclass(frozen=True)
+class Tap:
+    """A number tapped on a seat's hand message to make a move: the interaction that hand
+    changes through once the move is made (``Event.reply_to`` carries it to
+    ``deliver_hand``), and what was played, for the line over the new hand."""
+
+    interaction: discord.Interaction
+    seat: int
+    action: str
+    lang: str
 
 
 class DirectMessages:
@@ -126,7 +142,8 @@ class DirectMessages:
         return not self.closed(user_id)
 
     async def deliver_hand(self, table: TableView, seat: int,
-                           obs: Observation | None = None, *, retry: bool = True) -> None:
+                           obs: Observation | None = None, *, retry: bool = True,
+                           reply_to: object = None, kept_after_doubt: bool = False) -> None:
         """Make the seat's hand message in the DMs of the account that plays it (a
         child's to its grown-up, one message per seat) show its hand as it is now
         (``obs``: the seat's view, default as it is now): the message kept for the seat is
@@ -134,12 +151,15 @@ class DirectMessages:
         else the person's hand message of a finished game is taken over (a rematch), or
         else, the first time, a DM is sent and kept. Nothing is sent when the message
         shows this hand already. If DMs are closed, the channel hears so once per game and
-        seat (without the hand)."""
+        seat (without the hand). ``reply_to``: the change's own request; a ``Tap`` on this
+        seat's hand message is answered with the new hand instead (no DM edit), unless that
+        answer fails."""
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
-        if self.memory.shown_by_the_click(table.game_id, seat, table.ply - 1):
-            return  # the click's own answer shows this hand
+        if isinstance(reply_to, Tap) and reply_to.seat == seat and await self._answer_tap(
+                reply_to, table, obs, kept_after_doubt):
+            return
         if await self.memory.refused_lately(user_id):
             await self._warn(table, seat, user_id)  # a closed door is not knocked on
             return
@@ -176,6 +196,52 @@ class DirectMessages:
             self._later_once(table, seat, retry)
             return
         await self._warn(table, seat, user_id)
+
+    async def _answer_tap(self, tap: Tap, table: TableView, obs: Observation | None,
+                          kept_after_doubt: bool) -> bool:
+        """The tapped hand message becomes the new hand, the move on top, as the answer to
+        the tap; False if that answer did not go (the hand is then edited as any other)."""
+        played = t("prompt.kept" if kept_after_doubt else "prompt.played", tap.lang,
+                   move=describe(tap.action, tap.lang))
+        if obs is None:
+            obs = self._manager.seat_observation(table.game_id, tap.seat)
+        payload = await hand_payload(self._bot, table, obs, tap.lang, note=played)
+        try:
+            await answer_with(tap.interaction, payload)
+        except SENDING_FAILED:
+            log.info("could not show the new hand of game %d in place; editing it instead",
+                     table.game_id, exc_info=True)
+            return False
+        message = tap.interaction.message
+        if message is not None:
+            await self.memory.hand_shows(DmHand(table.game_id, tap.seat, tap.interaction.user.id,
+                                                message.channel.id, message.id,
+                                                hand_shown(obs)))
+        return True
+
+    async def show_over(self, interaction: discord.Interaction, game_id: int, lang: str, *,
+                        note: str | None = None) -> None:
+        """The tapped hand message's game is over (or was never this process's to know): it
+        becomes the final board, how it ended and what to do now, with no buttons left to
+        act on the wrong game. A game the person plays now is named: its hand is another
+        message."""
+        record = await self._manager.load_record(game_id)
+        user = interaction.user.id
+        playing = next((table for table in self._manager.tables()
+                        if table.status is Status.PLAYING and table.game_id != game_id
+                        and table.held_seats(user)), None)
+        await answer_with(interaction, await over_payload(self._bot, record, lang, note=note,
+                                                          playing=playing))
+
+    async def show_end(self, tap: Tap, game_id: int) -> None:
+        """The tapped number's move was made, and the game is over (the move ended it, or
+        another did before its hand could be shown): the tapped message shows the end, the
+        move on top."""
+        played = t("prompt.played", tap.lang, move=describe(tap.action, tap.lang))
+        try:
+            await self.show_over(tap.interaction, game_id, tap.lang, note=played)
+        except SENDING_FAILED:
+            log.info("could not show the end of game %d in place", game_id, exc_info=True)
 
     async def _warn(self, table: TableView, seat: int, user_id: int) -> None:
         """The channel hears once per game and seat that this seat's DMs are closed."""

@@ -20,10 +20,8 @@ told here of each change.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
-from typing import Any
 
 import discord
 
@@ -35,8 +33,8 @@ from engine.observation import Observation
 from ..i18n import t
 from .buttons import BACK, CARD
 from .choices import describe
-from .dms import DirectMessages
-from .hands import choice_payload, choice_shown, hand_payload, hand_shown, over_payload
+from .dms import DirectMessages, Tap
+from .hands import answer_with, choice_payload, choice_shown, hand_payload, hand_shown
 from .posts import SENDING_FAILED
 from .replies import refusal
 from .requests import request_of
@@ -83,36 +81,32 @@ class HandInPlace:
 
     async def play(self, interaction: discord.Interaction, table: TableView, action: str,
                    ply: int, lang: str) -> None:
-        """A number tapped on the hand message: the move, and then the message (showing
-        the card's choices) becomes the new hand, an interaction response (outside
-        Discord's global rate limit, where a DM would count), so the hand's own DM is not
-        sent for this move. A refused number (a turn gone by, not this seat's turn): the
-        message shows the hand as it is, and the refusal says why."""
+        """A number tapped on the hand message: the move, made with the tap (a ``Tap``, the
+        move's ``reply_to``), so the hand's owner turns the message, which shows the card's
+        choices, into the new hand as the answer to it (``DirectMessages.deliver_hand``:
+        outside Discord's global rate limit, where a DM edit would count). A refused number
+        (a turn gone by, not this seat's turn): the message shows the hand as it is, and
+        the refusal says why."""
         user = interaction.user.id
         seat = table.seat_of(user)
         shown = seat_on(interaction.message, table.game_id)
         if shown is not None and shown not in table.held_seats(user):
             raise refusal("not_your_seat")  # the numbers on another seat's hand
         mover = seat if seat is not None and seat == table.turn else None
-        if mover is not None:
-            self._memory.shown_by_click(table.game_id, mover, ply)
         await interaction.response.defer()
         try:
-            moved = await self._manager.submit(table.game_id, user, action,
-                                               expected_ply=ply, via=via(interaction),
-                                               request_id=request_of(interaction))
-        except BaseException as exc:
-            if mover is not None:
-                self._memory.not_shown_by_click(table.game_id, mover, ply)
-            if isinstance(exc, Refusal):
-                await self._hand_again(interaction, table, shown if shown is not None
-                                       else seat, lang)
+            moved = await self._manager.submit(
+                table.game_id, user, action, expected_ply=ply, via=via(interaction),
+                request_id=request_of(interaction),
+                reply_to=Tap(interaction, mover, action, lang) if mover is not None else None)
+        except Refusal:
+            await self._hand_again(interaction, table, shown if shown is not None else seat,
+                                   lang)
             raise
+        if mover is not None:
+            return  # (the new hand is the answer, from the hand's owner)
         played = t("prompt.kept" if moved.kept_after_doubt else "prompt.played", lang,
                    move=describe(action, lang))
-        if mover is not None:
-            await self.played(interaction, table.game_id, mover, ply, played, lang)
-            return
         try:  # (not this seat's turn as the click came, but the manager took the move)
             await interaction.edit_original_response(content=played, view=None,
                                                      attachments=[])
@@ -140,7 +134,7 @@ class HandInPlace:
         # between the two must not leave a restart believing the cards are shown
         await self._noted(interaction, table.game_id, seat,
                           choice_shown(int(obs["history_length"])))
-        await _update(interaction, payload)
+        await answer_with(interaction, payload)
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str, *, note: str | None = None) -> None:
@@ -157,27 +151,8 @@ class HandInPlace:
             await self.game_over(interaction, table.game_id, lang, note=note)
             return
         payload = await hand_payload(self._bot, table, obs, lang, note=note)
-        await _update(interaction, payload)
+        await answer_with(interaction, payload)
         await self._noted(interaction, table.game_id, seat, hand_shown(obs))
-
-    async def played(self, interaction: discord.Interaction, game_id: int, seat: int,
-                     ply: int, played: str, lang: str) -> None:
-        """A number tapped and move ``ply`` made (its announcements told): the hand message
-        becomes the new hand with the move on top. If that edit fails, the hand is
-        delivered as any other change of it is (an edit of the kept message)."""
-        try:
-            table = self._manager.get(game_id)
-        except Refusal:  # the move ended the game
-            await self.game_over(interaction, game_id, lang, note=played)
-            return
-        try:
-            await self.show_hand(interaction, table, seat, lang, note=played)
-        except SENDING_FAILED:
-            log.info("could not show the new hand of game %d in place; editing it instead",
-                     game_id, exc_info=True)
-            self._memory.not_shown_by_click(game_id, seat, ply)
-            with contextlib.suppress(Refusal):  # (unless the game ended meanwhile)
-                await self._dms.deliver_hand(self._manager.get(game_id), seat)
 
     async def made_true(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str) -> None:
@@ -186,16 +161,8 @@ class HandInPlace:
 
     async def game_over(self, interaction: discord.Interaction, game_id: int, lang: str, *,
                         note: str | None = None) -> None:
-        """The message's game is over (or was never this process's to know): it becomes the
-        final board, how it ended and what to do now, with no buttons left to act on the
-        wrong game. A game the person plays now is named: its hand is another message."""
-        record = await self._manager.load_record(game_id)
-        user = interaction.user.id
-        playing = next((table for table in self._manager.tables()
-                        if table.status is Status.PLAYING and table.game_id != game_id
-                        and table.held_seats(user)), None)
-        payload = await over_payload(self._bot, record, lang, note=note, playing=playing)
-        await _update(interaction, payload)
+        """The message's game is over: it shows so (``DirectMessages.show_over``)."""
+        await self._dms.show_over(interaction, game_id, lang, note=note)
 
     async def _noted(self, interaction: discord.Interaction, game_id: int, seat: int,
                      shows: str) -> None:
@@ -203,18 +170,3 @@ class HandInPlace:
         if message is not None:
             await self._memory.hand_shows(DmHand(game_id, seat, interaction.user.id,
                                                  message.channel.id, message.id, shows))
-
-
-async def _update(interaction: discord.Interaction, payload: dict[str, Any]) -> None:
-    """Change the clicked message: as the answer to the click (UPDATE_MESSAGE) if it is
-    not answered yet, else by editing the original (after a deferred update)."""
-    fields = dict(payload)
-    picture = fields.pop("file", None)
-    fields["attachments"] = [picture] if picture is not None else []
-    view = fields.get("view")
-    if isinstance(view, discord.ui.View):
-        view.stop()  # its items are dynamic: found by custom_id, not kept per message
-    if not interaction.response.is_done():
-        await interaction.response.edit_message(**fields)
-    else:
-        await interaction.edit_original_response(**fields)

@@ -175,3 +175,20 @@ def hand_choice_view(game_id: int, seat: int, ply: int, actions: list[str], lang
 def hand_cards(obs: Observation, lang: str) -> str:
     """The hand in words: the alt text of its picture, and how recovery recognises it."""
     return ", ".join(card_name(c, lang) for c in obs.get("hand") or [])
+
+
+async def answer_with(interaction: discord.Interaction, payload: dict[str, Any]) -> None:
+    """Change the tapped message to ``payload``: as the answer to the tap (UPDATE_MESSAGE)
+    if it is not answered yet, else by editing the original (after a deferred update).
+    Both are interaction responses: outside Discord's global rate limit."""
+    fields = dict(payload)
+    picture = fields.pop("file", None)
+    fields["attachments"] = [picture] if picture is not None else []
+    view = fields.get("view")
+    if isinstance(view, discord.ui.View):
+        view.stop()  # its items are dynamic: found by custom_id, not kept per message
+    if not interaction.response.is_done():
+        await interaction.response.edit_message(**fields)
+    else:
+        await interaction.edit_original_response(**fields)
+

@@ -70,6 +70,13 @@ class Event:
     #: so whoever shows it can tell how long people waited for it; not the game clock
     at: float = field(default_factory=time.monotonic, kw_only=True, compare=False,
                       repr=False)
+    #: the transport's own handle on the request that made this change (the click a DM
+    #: hand was tapped with), carried through untouched: the manager never looks at it,
+    #: so the listener that owns the answer to that request gives it (the hand's owner
+    #: changes the tapped message into the new hand) with no word from the click. None
+    #: for a change nobody asked for here (a computer's, one told again, another
+    #: process's)
+    reply_to: object = field(default=None, kw_only=True, compare=False, repr=False)
 
     @property
     def game_id(self) -> int:
@@ -127,6 +134,8 @@ class HandChanged(Event):
     seat: int
     user_id: int
     observation: Observation  # that seat's private view
+    #: the move that changed it was kept after its commit's answer was lost (``Moved``'s)
+    kept_after_doubt: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from typing import Any
 
 from ..errors import Refusal
 from ..factory import new_game
-from ..observation import Observation
 from . import lobby as rules
 from .computer import Agent, Computers, Hint, make_agent, suggest
 from .deadlines import CHORE_CLAIM, PROMISE, REMINDER_SHARE, ChoreRule
@@ -29,8 +28,8 @@ from .due import Due
 from .errors import ManagerError, refuse
 from .events import Hearer, Listener, Moved, Player, TableView
 from .house_rules import HouseRules
-from .offers import Offer, offer_for
 from .outbox import FinalBoards, Outbox
+from .reading import TableReading
 from .restore import Restorer
 from .seats import Seat
 from .server_settings import ServerSettings
@@ -45,7 +44,7 @@ from .timers import Clock, SystemClock
 log = logging.getLogger(__name__)
 
 
-class GameManager:
+class GameManager(TableReading):
     """Lobbies and games of every channel; see docs/MANAGER.md for the whole interface."""
 
     def __init__(
@@ -160,52 +159,7 @@ class GameManager:
     def remove_listener(self, listener: Listener | Hearer) -> None:
         self._outbox.remove_listener(listener)
 
-    # -- reading -----------------------------------------------------------------------
-
-    def table_for_channel(self, channel_id: int) -> TableView | None:
-        table = self._tables.in_channel(channel_id)
-        return table.view() if table is not None else None
-
-    def get(self, game_id: int) -> TableView:
-        return self._tables.find(game_id).view()
-
-    def is_active(self, game_id: int) -> bool:
-        """True while the game is a lobby or in play."""
-        return game_id in self._tables
-
-    def tables(self) -> list[TableView]:
-        return [t.view() for t in self._tables.all()]
-
-    def seat_of(self, game_id: int, user_id: int) -> int | None:
-        return self._tables.find(game_id).person_seat(user_id)
-
-    def offer(self, game_id: int, user_id: int, *, moderator: bool = False) -> Offer:
-        """What ``user_id`` may do at this table now (``offers.offer_for``): every screen
-        draws its buttons from it. ``moderator``: they may remove seats as the host may
-        (the transport knows who is one)."""
-        table = self._tables.find(game_id)
-        view = table.view()
-        seat = view.seat_of(user_id)
-        own = (table.game.observation(seat) if table.game is not None and seat is not None
-               and table.status is Status.PLAYING else None)
-        return offer_for(view, user_id, own, moderator=moderator)
-
-    def observation_for(self, game_id: int, user_id: int) -> Observation:
-        """The user's private view (hand, legal actions); a non-player's is the spectator's."""
-        table = self._tables.find(game_id)
-        return table.playing().observation(table.person_seat(user_id))
-
-    def seat_observation(self, game_id: int, seat: int) -> Observation:
-        """What one seat may see (its hand, and its legal actions on its turn): a grown-up
-        holding several seats gets each seat's own view."""
-        table = self._tables.find(game_id)
-        game = table.playing()
-        if not 0 <= seat < len(table.seats):
-            raise refuse("no_such_seat", f"There is no seat {seat + 1}.", seat=seat)
-        return game.observation(seat)
-
-    def spectator_observation(self, game_id: int) -> Observation:
-        return self._tables.find(game_id).playing().observation(None)
+    # -- reading (and ``TableReading``'s: a table, its seats, its views, the offer) ---------
 
     def announcing(self, game_id: int) -> bool:
         """Whether a change of this table is under way or still being told to the
@@ -370,16 +324,19 @@ class GameManager:
 
     async def submit(self, game_id: int, user_id: int, action: str, *,
                      expected_ply: int | None = None, via: str | None = None,
-                     request_id: str | None = None) -> Moved:
+                     request_id: str | None = None, reply_to: object = None) -> Moved:
         """Play ``action`` for the user's seat (``Steps.play``: a typed error, and nothing
         changed, when it is not allowed). ``via``: where the move came from; ``request_id``:
         the transport's unique id of the request, which makes the move idempotent and lets
-        a commit whose answer was lost be looked up (docs/MANAGER.md)."""
+        a commit whose answer was lost be looked up (docs/MANAGER.md); ``reply_to``: the
+        transport's own handle on the request, carried untouched by the move's events
+        (``Event.reply_to``)."""
         moved: Moved | None = None
         try:
             async with self._sharing.locked(game_id) as table:
                 moved = await self._steps.play(table, user_id, action, expected_ply=expected_ply,
-                                               via=via, request_id=request_id)
+                                               via=via, request_id=request_id,
+                                               reply_to=reply_to)
                 await self._steps.settle_forced(table)
         except StoreUnavailable:
             if moved is None:

@@ -11,6 +11,7 @@ the store is asked what it kept (``doubt``), and the step goes on or is undone b
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..errors import IllegalAction, Refusal
 from ..factory import replay
@@ -164,6 +165,7 @@ class Steps:
         preface: Callable[[TableView], Event] | None = None,
         via: str | None = None,
         request_id: str | None = None,
+        reply_to: object = None,
     ) -> Moved:
         """Engine, commit, queue the announcements.
 
@@ -172,7 +174,8 @@ class Steps:
         listeners hear of things in the order they happened. ``via``: where a person's move
         came from, passed on in ``Moved.via``. ``request_id``: the request that made it
         (stored with it; None: the manager's own), so a second delivery is refused and a
-        commit whose answer was lost is looked up (``doubt``)."""
+        commit whose answer was lost is looked up (``doubt``). ``reply_to``: the
+        transport's handle on the request, carried by the move's events (``Event``)."""
         game = table.playing()
         turn_before = game.current_seat
         ply = len(game.history)
@@ -184,14 +187,14 @@ class Steps:
         told = move_events(table, game, seat, ply, by=by, user_id=user_id, via=via,
                            kept_after_doubt=doubted)
         for event in told:
-            self.tell(table, event)
+            self.tell(table, event if reply_to is None else replace(event, reply_to=reply_to))
         moved = told[0]
         assert isinstance(moved, Moved)
         return moved
 
     async def play(self, table: Table, user_id: int, action: str, *,
-                   expected_ply: int | None, via: str | None, request_id: str | None
-                   ) -> Moved:
+                   expected_ply: int | None, via: str | None, request_id: str | None,
+                   reply_to: object = None) -> Moved:
         """A person's move: checked (their seat, their turn, the ply the button was drawn
         at), then made. A request that is refused as the game stands now, but was itself
         played before (delivered or retried again), is refused as ``already_played``."""
@@ -211,7 +214,7 @@ class Steps:
                 table.change_seat(seat, absences=0)
             return await self.step(table, seat, applying(action), by="player",
                                    user_id=user_id, seats_changed=absent, via=via,
-                                   request_id=request_id)
+                                   request_id=request_id, reply_to=reply_to)
         except Refusal:
             if request_id is not None and await self._store.games.ply_of_request(
                     table.id, request_id) is not None:
@@ -326,7 +329,8 @@ def move_events(table: Table, game: Game, seat: int, ply: int, *, by: str,
         held = table.seats[s]
         if held.level is None and not held.left:  # a person still at the table
             assert held.user_id is not None
-            told.append(HandChanged(view, s, held.user_id, game.observation(s)))
+            told.append(HandChanged(view, s, held.user_id, game.observation(s),
+                                    kept_after_doubt=kept_after_doubt))
     if game.is_over:
         told.append(table.ending())
     elif not passes_next:

@@ -9,7 +9,16 @@ from typing import Any
 
 from tests.community.play import lobby_of, seat, start
 from tests.e2e.conftest import World
-from tests.e2e.people import boards, card_ids, cards_shown, final_board, kept_hand
+from tests.e2e.people import (
+    boards,
+    card_ids,
+    cards_shown,
+    choose_first,
+    final_board,
+    kept_hand,
+    shows_choices,
+    tap_card,
+)
 from tests.fakediscord import FakeMessage, Person
 
 from .test_hand_edited_when_it_changes import a_game, mover_of, true_cards
@@ -137,3 +146,27 @@ async def test_numbers_of_a_turn_gone_by_show_the_hand_again_and_say_why(
     assert old.content.startswith("That hand was out of date: here are the cards now.")
     assert cards_shown(old) == true_cards(world, game_id, seat_)
     assert world.bot.manager.get(game_id).ply == 0, "nothing was played"
+
+
+async def test_a_number_tapped_as_the_game_is_ended_shows_the_end_not_the_numbers(
+        world: World) -> None:
+    """The mover taps a card, then a number; their move's board is slow at Discord, and the
+    host ends the game meanwhile. The hand of that move is never to be shown (the game is
+    over by the time its turn to be told comes), so the tapped message, still showing the
+    card's numbers, is answered with the end."""
+    fake = world.discord
+    person, _, _, hand = await a_game(world)
+    host = world["Alice"]
+    prompt = await tap_card(person, hand, card_ids(hand)[0])
+    assert prompt is hand and shows_choices(hand)
+    held = fake.faults.slow(30.0, method="POST", path=rf"^/channels/{world.guild.channel_id}"
+                            r"/messages$", body=lambda b: isinstance(b, dict)
+                            and str(b.get("content", "")).startswith(person.name))
+    await (await choose_first(person, hand)).wait_ack()
+    await fake.wait_for(lambda: held.holding, 5, "the move's board at a slow Discord")
+    ended = await (await host.slash("sequence end")).reply()
+    assert ended.content == "The game was ended."  # (committed, while the board waits)
+    held.release()
+    await fake.wait_for(lambda: not shows_choices(hand), 10, "the tapped message answered")
+    assert hand.content.startswith("Played: ") and "**This game is over.**" in hand.content
+    assert hand.custom_ids() == [], "nothing on it can act on a game any more"
