@@ -33,6 +33,7 @@ from engine.manager.store import SchemaTooNew, Store, redacted
 from runtime.budget import GlobalBudget, processes_of
 from runtime.commands import AnnouncedTree, sync_commands
 from runtime.heap import settle
+from runtime.intents import gateway_options
 from runtime.invite import invite_url
 from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings, serve
 from runtime.logs import setup_logging
@@ -58,7 +59,7 @@ class SequenceBot(commands.Bot):
         """``clock``: the game manager's time (tests move it by hand; default the system's);
         ``drain_seconds``: how long a stop waits for the clicks under way; ``settle_heap``:
         freeze start-up's objects once set up (``runtime/heap.py``; one bot a process)."""
-        options.setdefault("intents", discord.Intents.default())
+        options = {**gateway_options(), **options}  # (its servers only, no message cache)
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
         # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py): its REST
@@ -79,8 +80,7 @@ class SequenceBot(commands.Bot):
                 settings.activity_port, settings.client_secret or "", settings.token,
                 settings.api_base, settings.activity_host), trace=trace)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
-        self.settings = settings
-        self._clock = clock
+        self.settings, self._clock = settings, clock
         self._drain_seconds, self._settle_heap = drain_seconds, settle_heap
         self.store: Store | None = None
         self.manager: GameManager | None = None

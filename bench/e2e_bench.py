@@ -105,8 +105,10 @@ class Times:
         }
 
 
-async def _play(fake: Any, channel_id: int, host: Any, guest: Any, times: Times,
-                think: tuple[float, float] | None, moves: int = MOVES_PER_GAME) -> None:
+async def play(fake: Any, channel_id: int, host: Any, guest: Any, times: Times,
+               think: tuple[float, float] | None, moves: int = MOVES_PER_GAME) -> None:
+    """One table's game of ``moves`` moves from its lobby, the host and guest clicking in
+    the DMs after looking ``think`` seconds (None: at once); what they waited, in ``times``."""
     from tests.e2e.people import (
         boards,
         card_ids,
@@ -215,12 +217,14 @@ class Cost:
 
 @contextlib.asynccontextmanager
 async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str,
-                      seed: int | None = None
+                      seed: int | None = None, program: tuple[str, ...] = ("bot.py",)
                       ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     """``python bot.py`` against ``fake`` until the block ends. Yields ``begin``: await it
     when the measured part starts (the bot is connected and synced by then); CPU and
     requests are counted from there to the end of the block. ``seed``: every game's seed
-    (the same game each run, so a before and an after compare like with like)."""
+    (the same game each run, so a before and an after compare like with like);
+    ``program``: what ``python`` runs instead of ``bot.py`` (``-m``, a module), in the
+    same environment."""
     env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
            "DISCORD_GATEWAY_URL": fake.gateway_url, "DEV_GUILD_ID": str(guild.id),
            "DATABASE_PATH": str(db), "LOG_LEVEL": "WARNING", "COMPUTER_DELAY": "0"}
@@ -231,7 +235,7 @@ async def bot_process(fake: Any, guild: Any, db: Path, cost: Cost, *, name: str,
         profile = _named(profile, name)
     python = [sys.executable, *(["-m", "cProfile", "-o", profile] if profile else [])]
     bot = await asyncio.create_subprocess_exec(
-        *python, str(ROOT / "bot.py"), cwd=str(ROOT), env=env, stderr=asyncio.subprocess.PIPE)
+        *python, *program, cwd=str(ROOT), env=env, stderr=asyncio.subprocess.PIPE)
     spy: asyncio.subprocess.Process | None = None
     marks: dict[str, float] = {}
 
@@ -320,7 +324,7 @@ async def _bench(games: int, think: tuple[float, float] | None = THINK_S, *,
                 await begin()
                 started = time.perf_counter()
                 await asyncio.gather(*(
-                    _play(fake, channel, host, guest, times, think, moves)
+                    play(fake, channel, host, guest, times, think, moves)
                     for channel, (host, guest) in zip(guild.channel_ids, pairs, strict=True)))
                 elapsed = time.perf_counter() - started
     return {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import DRAIN_SECONDS, SequenceBot
+from bot import DRAIN_SECONDS, SequenceBot, bot_class
 from engine.manager import Clock, ManualClock
 from runtime.settings import Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
@@ -37,7 +37,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       metrics_port: int | None = None, activity: bool = False,
                       dev_guild: bool = True, game_seed: int | None = None,
                       preferences_every: float = 10.0, drain_seconds: float = DRAIN_SECONDS,
-                      settle_heap: bool = False) -> AsyncIterator[SequenceBot]:
+                      settle_heap: bool = False, shard_count: int | None = None
+                      ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
     turns them on, so the bot's own channel pace is off unless a test asks for it.
@@ -49,7 +50,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
     ``preferences_every``: how often the servers' preferences are read again (several
     processes on PostgreSQL); ``drain_seconds``: how long a stop waits for the clicks under
     way; ``settle_heap``: freeze what the bot's start-up made, as ``python bot.py`` does
-    (the test must ``gc.unfreeze()`` after)."""
+    (the test must ``gc.unfreeze()`` after); ``shard_count``: the sharded bot
+    (``ShardedSequenceBot``) running every one of that many shards."""
     settings = Settings(token=fake.token, database_path=db,
                         dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
@@ -57,9 +59,10 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                         channel_pace=channel_pace, metrics_port=metrics_port,
                         activity_port=0 if activity else None, game_seed=game_seed,
                         preferences_every=preferences_every,
-                        client_secret=fake.activities.client_secret if activity else None)
-    bot = SequenceBot(settings, clock=clock, guild_ready_timeout=0.01,
-                      drain_seconds=drain_seconds, settle_heap=settle_heap)
+                        client_secret=fake.activities.client_secret if activity else None,
+                        shard_count=shard_count)
+    bot = bot_class(settings)(settings, clock=clock, guild_ready_timeout=0.01,
+                              drain_seconds=drain_seconds, settle_heap=settle_heap)
     task = asyncio.create_task(bot.start(fake.token))
     try:
         ready = asyncio.create_task(bot.wait_until_ready())

@@ -8,6 +8,7 @@
         reply = await (await alice.slash("sequence new", game="kids")).reply()
 """
 
+from .chatter import Chatter
 from .faults import Faults, HttpFault
 from .interaction import Interaction
 from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
@@ -19,6 +20,7 @@ from .server import FakeDiscord
 from .world import FakeGuild
 
 __all__ = [
+    "Chatter",
     "ClientRefused",
     "FakeDiscord",
     "FakeFile",

@@ -3,7 +3,8 @@ events (dispatches) it sends them.
 
 Sharded as Discord shards: one session per shard, a server's events to the shard that owns
 it (``World.shard_of``), DM events to shard 0. Each session keeps what it was sent, so a
-shard that RESUMEs gets what it missed.
+shard that RESUMEs gets what it missed. A session is sent only the events its IDENTIFY's
+intents ask for, shaped as they ask (``intents.py``); it counts the ones held back.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import asyncio
 import contextlib
 import json
 import secrets
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from . import intents as gateway_intents
 from .payloads import member_payload
 from .world import GATEWAY_PATH, World
 
@@ -35,6 +38,12 @@ class GatewaySession:
     ws: web.WebSocketResponse | None = None
     intents: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: event name -> how many of them its intents held back from this session
+    withheld: Counter[str] = field(default_factory=Counter)
+
+    def events(self, *names: str) -> list[dict[str, Any]]:
+        """What this session was sent of those events (their ``d``), oldest first."""
+        return [frame["d"] for frame in self.sent if frame["t"] in names]
 
 
 class Gateway:
@@ -100,16 +109,17 @@ class Gateway:
             del self.sessions[shard]
 
     # ----------------------------------------------------------------- events
-    def announce(self, event: str, data: dict[str, Any], guild_id: int, *,
+    def announce(self, event: str, data: dict[str, Any], guild_id: int | None, *,
                  live_only: bool = False) -> None:
-        """``World.announce``: dispatch if a session owns ``guild_id`` (``live_only``: and one
-        of them is connected now), else drop the event, as Discord would for no one."""
+        """``World.announce``: dispatch if a session owns ``guild_id`` (None: a DM, shard 0;
+        ``live_only``: and one of them is connected now), else drop the event, as Discord
+        would for no one."""
         owners = self.owners(guild_id)
         if live_only:
             if any(s.ws is not None for s in owners):
-                self.dispatch(event, data)
+                self.dispatch(event, data, guild_id)
         elif owners:
-            self.dispatch(event, data)
+            self.dispatch(event, data, guild_id)
 
     def dispatch(self, event: str, data: dict[str, Any], guild_id: int | None = None) -> None:
         """Send a gateway event to the shard that owns it (buffered for a resume if away).
@@ -127,6 +137,11 @@ class Gateway:
             self._dispatch_to(session, event, data)
 
     def _dispatch_to(self, session: GatewaySession, event: str, data: dict[str, Any]) -> None:
+        bot_id = self.world.application_id
+        if not gateway_intents.allows(session.intents, event, data, bot_id):
+            session.withheld[event] += 1
+            return
+        data = gateway_intents.shaped(session.intents, event, data, bot_id)
         session.seq += 1
         frame = {"op": 0, "t": event, "s": session.seq, "d": data}
         session.sent.append(frame)

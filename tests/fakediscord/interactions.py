@@ -249,7 +249,5 @@ class InteractionDesk:
 
     async def _webhook_delete(self, request: web.Request, m: re.Match[str], body: RequestBody
                               ) -> Any:
-        message = self._webhook_message(m)
-        message.deleted = True
-        self.world.changed()
+        self.world.delete_message(self._webhook_message(m))
         return None

@@ -1,7 +1,9 @@
-"""People who use the bot through the fake Discord: slash commands, clicks, reading."""
+"""People who use the bot through the fake Discord: slash commands, clicks, reading, and the
+talk around it (messages, typing, reactions: ``chatter.py`` keeps a server busy with it)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from .interaction import Interaction
@@ -78,6 +80,38 @@ class Person:
         data = {"custom_id": custom_id, "component_type": 2}
         interaction = self._desk.start(self, 3, data, message.channel_id, message)
         return await interaction.wait_ack(timeout)
+
+    # ----------------------------------------------------------------- talking
+    # (what members do all day besides playing: the bot hears of it only if it asks)
+    def say(self, text: str, *, channel: int | None = None) -> FakeMessage:
+        """Write ``text`` in ``channel`` (their server's first by default, or their DM with
+        the bot: ``server.dm_channel(person.id)``)."""
+        return self.server.say(self.id, channel or self.guild.channel_id, text)
+
+    def type_in(self, channel: int | None = None) -> None:
+        """Start typing in ``channel``: Discord's TYPING_START."""
+        channel_id = channel or self.guild.channel_id
+        data = {"channel_id": str(channel_id), "user_id": str(self.id),
+                "timestamp": int(time.time())}
+        self.server.announce("TYPING_START", self._in_place(data, channel_id),
+                             self.server.channel_guild.get(channel_id))
+
+    def react(self, message: FakeMessage, emoji: str = "👍") -> None:
+        """Add a reaction to ``message``: Discord's MESSAGE_REACTION_ADD."""
+        data = {"user_id": str(self.id), "channel_id": str(message.channel_id),
+                "message_id": str(message.id), "emoji": {"id": None, "name": emoji},
+                "message_author_id": str(message.data["author"]["id"]), "burst": False,
+                "burst_colors": [], "type": 0}
+        self.server.announce("MESSAGE_REACTION_ADD", self._in_place(data, message.channel_id),
+                             self.server.channel_guild.get(message.channel_id))
+
+    def _in_place(self, data: dict[str, Any], channel_id: int) -> dict[str, Any]:
+        """An event's ``guild_id`` and ``member`` when it happened in a server."""
+        guild_id = self.server.channel_guild.get(channel_id)
+        if guild_id is not None:
+            data["guild_id"] = str(guild_id)
+            data["member"] = member_payload(self.server.users[self.id])
+        return data
 
     async def select(self, message: FakeMessage, custom_id: str, values: list[str], *,
                      timeout: float = 5.0) -> Interaction:

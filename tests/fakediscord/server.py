@@ -5,6 +5,9 @@ commands, interactions), answers the way Discord answers (including the odd part
 relies on, see docs/ARCHITECTURE.md, "Testing without Discord"), records every request it gets, and
 fails on purpose when a test asks (``faults``). People (``people.Person``) act on it.
 
+It tells the bot's gateway session what Discord would tell it: its own messages and other
+people's, typing and reactions as well as servers and threads, each only if the session's
+IDENTIFY asked for its intent (``intents.py``; ``GatewaySession.withheld`` counts the rest).
 It shards as Discord does (``shards=N``: one gateway session per shard, a server's events to
 the shard that owns it, DM events to shard 0), opens modals for people to fill in, and counts
 rate-limited requests apart from interaction ones; with ``limits=True`` it also enforces the
@@ -19,7 +22,9 @@ token's global and per-channel rate limits (``limits.py``).
   groups it serves: ``routes/`` (the bot's application, channels, servers) and
   ``interactions.py`` (starting interactions; callbacks, follow-ups, webhooks, modals).
 - the rules every request meets: ``validation.py``, ``limits.py``, ``faults.py``.
-- ``people.py``: the people who act through the Discord app.
+- ``people.py``: the people who act through the Discord app, and talk around it
+  (``chatter.py``: a busy server's messages, typing and reactions at a steady rate).
+- ``intents.py``: which gateway events a session is sent, by the intents it asked for.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .chatter import Chatter
 from .faults import Faults
 from .gateway import Gateway, GatewaySession
 from .interaction import Interaction
@@ -146,8 +152,20 @@ class FakeDiscord(World):
         self.join(person, name, guild)
         return person
 
+    def chatter(self, guild: FakeGuild | None = None, *, per_second: float,
+                limit: int = 10_000, seconds: float | None = None,
+                channels: Iterable[int] | None = None, **options: Any) -> Chatter:
+        """Its people talking in ``guild`` (the first by default) at ``per_second`` messages
+        in all its channels (or ``channels``), with typing and reactions, until ``limit``
+        messages or ``seconds`` (``chatter.py``); ``async with`` it, or ``start``/``stop``."""
+        guild = guild or next(iter(self.guilds.values()))
+        people = [p for p in self.people.values()
+                  if isinstance(p, Person) and p.id in guild.member_ids]
+        return Chatter(self, people, list(channels or guild.channel_ids),
+                       per_second=per_second, limit=limit, seconds=seconds, **options)
+
     # ----------------------------------------------------------------- the gateway's
-    def announce(self, event: str, data: dict[str, Any], guild_id: int, *,
+    def announce(self, event: str, data: dict[str, Any], guild_id: int | None, *,
                  live_only: bool = False) -> None:
         self.gateway.announce(event, data, guild_id, live_only=live_only)
 

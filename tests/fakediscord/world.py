@@ -239,8 +239,26 @@ class World:
                             flags=flags | (int(payload.get("flags") or 0) & EPHEMERAL)),
             fake_files, visible_to=visible_to, interaction_id=interaction_id)
         message.data["mentions"] = self._mentions(message.content)
+        return self._kept(message)
+
+    def say(self, author_id: int, channel_id: int, content: str) -> FakeMessage:
+        """A message a person (not the bot) writes in a channel or in their DM with the bot:
+        kept as Discord keeps it (a read of the channel's history finds it) and told to the
+        bot's session if its intents ask (``intents.py``)."""
+        self.channel(channel_id)
+        guild_id = self.channel_guild.get(channel_id)
+        data = message_payload(snowflake(), channel_id, self.users[author_id],
+                               {"content": content}, [], guild_id=guild_id)
+        data["mentions"] = self._mentions(content)
+        if guild_id is not None:  # (Discord adds the author's member, without its user)
+            data["member"] = {k: v for k, v in member_payload(self.users[author_id]).items()
+                              if k != "user"}
+        return self._kept(FakeMessage(data))
+
+    def _kept(self, message: FakeMessage) -> FakeMessage:
         self.messages[message.id] = message
-        self.channel_messages[channel_id].append(message)
+        self.channel_messages[message.channel_id].append(message)
+        self._told("MESSAGE_CREATE", message)
         self.changed()
         return message
 
@@ -261,8 +279,29 @@ class World:
         data["edited_timestamp"] = now_iso()
         data["mentions"] = self._mentions(message.content)
         message.edits += 1
+        self._told("MESSAGE_UPDATE", message)
         self.changed()
         return message
+
+    def delete_message(self, message: FakeMessage) -> None:
+        """The message goes (Discord keeps nothing of it) and the bot is told if it asks."""
+        message.deleted = True
+        data = {"id": str(message.id), "channel_id": str(message.channel_id)}
+        guild_id = self.channel_guild.get(message.channel_id)
+        if guild_id is not None and message.visible_to is None:
+            data["guild_id"] = str(guild_id)
+        self.announce("MESSAGE_DELETE", data, guild_id)
+        self.changed()
+
+    def _told(self, event: str, message: FakeMessage) -> None:
+        """Discord tells a session of every message in its servers and DMs, the bot's own
+        too, if its intents ask; an ephemeral one as if in a DM (Discord's docs: "tied to
+        the DIRECT_MESSAGES intent", without ``guild_id``). A copy: later edits change
+        ``message.data`` in place, and the event is what it was when it happened."""
+        data = dict(message.data)
+        if message.visible_to is not None:
+            data.pop("guild_id", None)
+        self.announce(event, data, self.channel_guild.get(message.channel_id))
 
     def attachment(self, attachment_id: int) -> FakeFile | None:
         """An uploaded file by its id (what its URL serves), or None."""
@@ -299,11 +338,12 @@ class World:
         return out
 
     # ----------------------------------------------------------------- changes
-    def announce(self, event: str, data: dict[str, Any], guild_id: int, *,
+    def announce(self, event: str, data: dict[str, Any], guild_id: int | None, *,
                  live_only: bool = False) -> None:
-        """Tell the bot about a change in ``guild_id``, if a gateway session of it owns that
-        server (``live_only``: only if that session is connected now). A world without a
-        gateway tells no one; ``FakeDiscord`` tells its gateway."""
+        """Tell the bot about a change in ``guild_id`` (None: in a DM), if a gateway session
+        of it owns that server (a DM: shard 0; ``live_only``: only if that session is
+        connected now) and its intents ask for the event. A world without a gateway tells
+        no one; ``FakeDiscord`` tells its gateway."""
 
     def recently(self) -> str:
         """What the fake saw last, one line each, for a wait that timed out to show (a

@@ -100,8 +100,7 @@ class ChannelRoutes:
 
     async def _delete_message(self, request: web.Request, m: re.Match[str], body: RequestBody
                               ) -> Any:
-        message = self.world.message(int(m["channel"]), int(m["message"]))
-        message.deleted = True
+        self.world.delete_message(self.world.message(int(m["channel"]), int(m["message"])))
         return None
 
     async def _typing(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
