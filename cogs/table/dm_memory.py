@@ -31,11 +31,13 @@ the store again:
   card's choices, an older hand), so the hand message is edited once more.
 
   A change the other way, from the cards to anything else (a card's numbered spaces), is
-  written at once, before the message changes: lost, the row would go on saying that the
-  message shows the seat's cards, which is just what a restart compares with, and the
-  choice of a move that was never kept would stay in the DM (issue 46: killed right after
-  the number's tap, before the move was kept, 3 runs of 3). So is a message that becomes a
-  seat's hand (sent, taken over): losing that would send a second hand.
+  written at once, before the message changes (unless the database takes longer than
+  ``WRITE_WAIT``: a tap is answered within Discord's 3 s): lost, the row would go on
+  saying that the message shows the seat's cards, which is just what a restart compares
+  with, and the choice of a move that was never kept would stay in the DM (issue 46:
+  killed right after the number's tap, before the move was kept, 3 runs of 3). So is a
+  message that becomes a seat's hand (sent, taken over): losing that would send a second
+  hand.
 
 Times are wall-clock epoch seconds (compared across processes); the clock is a parameter.
 """
@@ -60,6 +62,7 @@ DM_CLOSED_FOR = 600.0  # seconds a refused DM is not tried again
 DOORS_HELD = 4096  # people whose door this process keeps in memory, at most
 GAMES_HELD = 2048  # games whose seats' hand messages this process keeps in memory, at most
 NOTE_AFTER = 0.5  # seconds a note of what a hand message shows waits for others
+WRITE_WAIT = 1.0  # seconds a tap waits for its row before it answers (Discord wants 3 s)
 NOTES_HELD = 512  # notes waiting, at most: one more writes them all at once
 CARDS = "hand:"  # what a row says a message shows when it shows the seat's cards
 
@@ -71,7 +74,7 @@ class DmMemory:
 
     def __init__(self, posted: Posted, *, clock: Callable[[], float] = time.time,
                  doors_held: int = DOORS_HELD, games_held: int = GAMES_HELD,
-                 note_after: float = NOTE_AFTER) -> None:
+                 note_after: float = NOTE_AFTER, write_wait: float = WRITE_WAIT) -> None:
         self._posted = posted
         self._alone = not posted.shared  # the caches are the rows: nobody else writes them
         self.clock = clock
@@ -80,6 +83,8 @@ class DmMemory:
         self._hands: Lru[int, dict[int, DmHand]] = Lru(games_held)  # game -> seat -> row
         self._notes: dict[Seat, DmHand] = {}
         self._note_after = note_after
+        self._write_wait = write_wait
+        self._writing: set[asyncio.Future[None]] = set()  # writes a tap stopped waiting for
         self._full = asyncio.Event()  # so many notes wait that they go at once
         self._writer: asyncio.Task[None] | None = None
 
@@ -243,7 +248,14 @@ class DmMemory:
             return
         self._notes.pop(key, None)  # (this write is newer than a note waiting)
         self._hold(hand)
-        await _kept(self._posted.dm_hand_shows(hand), f"the hand message of game {hand.game_id}")
+        write = asyncio.ensure_future(_kept(self._posted.dm_hand_shows(hand),
+                                            f"the hand message of game {hand.game_id}"))
+        self._writing.add(write)
+        write.add_done_callback(self._writing.discard)
+        # A tap waits for this before its answer changes the message, and Discord wants
+        # the answer within 3 s: a database that stalls longer gets the write later (it
+        # goes on), and the tap its answer now
+        await asyncio.wait({write}, timeout=self._write_wait)
 
     async def hand_gone(self, hand: DmHand) -> None:
         """The seat's hand message can no longer be edited (deleted): forget it."""
@@ -301,8 +313,10 @@ class DmMemory:
                 del self._notes[key]
 
     async def close(self) -> None:
-        """At shutdown: the notes waiting are written now; an opening under way is left
-        (its request is cut with the connection)."""
+        """At shutdown: the writes under way and the notes waiting are written now; an
+        opening under way is left (its request is cut with the connection)."""
+        if self._writing:
+            await asyncio.wait(set(self._writing), timeout=self._write_wait)
         writer, self._writer = self._writer, None
         if writer is not None and not writer.done():
             writer.cancel()
