@@ -140,10 +140,12 @@ def lobby_message(table: TableView, lang: str, *, footer: str | None = None,
             "button.computer", lang, level=t(f"level.{level}", lang)), grey, 1))
     if family:
         view.add_item(LobbyButton(gid, "child", t("button.add_child", lang), blue, 1))
-        for s in table.seats:
-            if s.is_child:
-                view.add_item(UnseatButton(gid, s.index, t("button.remove_child", lang,
-                                                           name=s.name)[:80]))
+    # a child's seat may be taken out while the lobby is open, full or not (its grown-up
+    # or the host: ``lobby.why_not_remove``), so its button does not wait for room
+    for s in table.seats:
+        if s.is_child:
+            view.add_item(UnseatButton(gid, s.index, t("button.remove_child", lang,
+                                                       name=s.name)[:80]))
     if board_button:
         view.add_item(LaunchButton(gid, t("button.board", lang), row=2))
     return embed, stopped(view)
