@@ -63,11 +63,15 @@ class Table:
 
 
 @contextlib.asynccontextmanager
-async def a_table(tmp_path: Path, browser: Any = None, **bot: Any) -> AsyncIterator[Table]:
-    """A server (Alice, Bob, Carol) and the bot with its Activity on."""
+async def a_table(tmp_path: Path, browser: Any = None, *,
+                  names: tuple[str, ...] = ("Alice", "Bob", "Carol"),
+                  channels: tuple[str, ...] = ("general",), **bot: Any
+                  ) -> AsyncIterator[Table]:
+    """A server (Alice, Bob, Carol, or ``names``; its channels: one, or ``channels``) and
+    the bot with its Activity on."""
     async with FakeDiscord(activities=True) as fake:
-        guild = fake.add_guild("Family")
-        people = {n: fake.add_person(n, guild) for n in ("Alice", "Bob", "Carol")}
+        guild = fake.add_guild("Family", channels=channels)
+        people = {n: fake.add_person(n, guild) for n in names}
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "sequence.db", activity=True,
                                    **bot) as running:
