@@ -29,6 +29,7 @@ from engine.manager import (
     SeatChanged,
     Status,
     TurnReminder,
+    TurnStarted,
     TurnTimedOut,
 )
 from engine.manager.store import StoreUnavailable
@@ -77,6 +78,7 @@ class Announcer:
             GameStarted: self.game_started,
             Moved: self.moved,
             HandChanged: self.hand_changed,
+            TurnStarted: self.turn_started,
             SeatChanged: self.seat_changed,
             TurnReminder: self.turn_reminder,
             TurnTimedOut: self.turn_timed_out,
@@ -212,6 +214,19 @@ class Announcer:
             await self._dms.deliver_hand(event.table, event.seat, event.observation,
                                          reply_to=event.reply_to,
                                          kept_after_doubt=event.kept_after_doubt)
+
+    async def turn_started(self, event: TurnStarted) -> None:
+        """A Kids seat's turn: its hand message shows which of its cards are dead now. The
+        others' moves since its own can have made one dead (both its spaces taken), and the
+        card looked playable there (blue, uncrossed) while the page showed it dead. Only a
+        hand message showing the cards is edited so (the dead marks are in what it shows:
+        nothing is sent when they are the same); one showing a card's choices just tapped is
+        left as it is."""
+        if event.table.game != "kids" or event.table.status is not Status.PLAYING:
+            return
+        with self._urgent(HAND_WANTED):
+            await self._dms.deliver_hand(event.table, event.seat, event.observation,
+                                         if_showing_cards=True)
 
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:

@@ -40,7 +40,7 @@ from ..i18n import t
 from . import messages
 from .bounded import Lru
 from .choices import describe
-from .dm_memory import DmMemory
+from .dm_memory import CARDS, DmMemory
 from .hands import answer_with, hand_payload, hand_shown, over_payload, where
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
@@ -143,7 +143,8 @@ class DirectMessages:
 
     async def deliver_hand(self, table: TableView, seat: int,
                            obs: Observation | None = None, *, retry: bool = True,
-                           reply_to: object = None, kept_after_doubt: bool = False) -> None:
+                           reply_to: object = None, kept_after_doubt: bool = False,
+                           if_showing_cards: bool = False) -> None:
         """Make the seat's hand message in the DMs of the account that plays it (a
         child's to its grown-up, one message per seat) show its hand as it is now
         (``obs``: the seat's view, default as it is now): the message kept for the seat is
@@ -153,7 +154,8 @@ class DirectMessages:
         shows this hand already. If DMs are closed, the channel hears so once per game and
         seat (without the hand). ``reply_to``: the change's own request; a ``Tap`` on this
         seat's hand message is answered with the new hand instead (no DM edit), unless that
-        answer fails."""
+        answer fails. ``if_showing_cards``: only a message that shows the seat's cards
+        already is edited (their dead marks made true), none sent."""
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
@@ -170,6 +172,9 @@ class DirectMessages:
         kept = await self.memory.kept_hand(table.game_id, seat)
         if kept is not None and kept.user_id == user_id and kept.shows == shows:
             return  # it shows this hand already
+        if if_showing_cards and (kept is None or kept.user_id != user_id
+                                 or not kept.shows.startswith(CARDS)):
+            return
         payload = await hand_payload(self._bot, table, obs, lang)
         if kept is None or kept.user_id != user_id:
             kept = await self.memory.claim(user_id, table.game_id, seat)

@@ -668,11 +668,6 @@ async def game_row(room: Room, case: GameCase) -> None:
 DEAD_CARD = next(case for case in GAMES if "dead card" in case.name)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the chat shows a card killed by the others' moves as a live one: only a change of the "
-    "seat's own cards redraws its hand message (HandChanged); the turn's TurnStarted, which "
-    "carries the dead cards, is not drawn in the DMs, so the card stays blue and uncrossed "
-    "there, while the page and the offer have it dead (its tap does offer the exchange)"))
 async def test_a_card_killed_by_the_others_moves_shows_dead_on_the_hand_in_the_dms(
         room: Room) -> None:
     async with room.a_row():
