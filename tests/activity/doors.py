@@ -5,15 +5,19 @@ address), and what came back; ``asked_for_*`` count what it cost at the fake Dis
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 import string
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import aiohttp
 
 from tests.fakediscord import FakeDiscord
 
+T = TypeVar("T")
 LETTERS = string.ascii_letters + string.digits
 
 
@@ -42,8 +46,13 @@ async def log_in(http: aiohttp.ClientSession, base: str, code: str, *,
 async def hello(http: aiohttp.ClientSession, base: str, session: str, instance: str
                 ) -> tuple[list[dict[str, Any]], int | None]:
     """A socket that says hello naming ``instance``: the frames it got until the bot
-    closed it (or until its first table), and the close code (None: still open)."""
-    async with http.ws_connect(f"{base}/.proxy/ws") as ws:
+    closed it (or until its first table), and the close code (None: still open; the HTTP
+    status when it was refused before the upgrade)."""
+    try:
+        ws = await http.ws_connect(f"{base}/.proxy/ws")
+    except aiohttp.WSServerHandshakeError as exc:
+        return [], exc.status
+    async with ws:
         await ws.send_str(json.dumps({"t": "hello", "session": session,
                                       "instance": instance}))
         frames: list[dict[str, Any]] = []
@@ -64,3 +73,40 @@ def asked_for_tokens(fake: FakeDiscord) -> int:
 def asked_for_instances(fake: FakeDiscord) -> int:
     """Requests the fake Discord got for activity instances (the bot token's)."""
     return sum(1 for r in fake.requests if "/activity-instances/" in r.path)
+
+
+async def flood(knock: Callable[[], Awaitable[T]], count: int, *, at_once: int = 10,
+                per_second: float | None = None, stop: asyncio.Event | None = None
+                ) -> list[T]:
+    """``knock()`` ``count`` times, at most ``at_once`` under way, no faster than
+    ``per_second`` (None: as fast as answered), and none once ``stop`` is set: bounded in
+    count and in time, it stops by itself. What each knock gave, in the order they ended."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    results: list[T] = []
+    next_one = 0
+
+    async def worker() -> None:
+        nonlocal next_one
+        while next_one < count and not (stop is not None and stop.is_set()):
+            index, next_one = next_one, next_one + 1
+            if per_second is not None:
+                await asyncio.sleep(max(0.0, started + index / per_second - loop.time()))
+            if stop is not None and stop.is_set():
+                return
+            results.append(await knock())
+
+    await asyncio.gather(*(worker() for _ in range(min(at_once, count))))
+    return results
+
+
+async def silent_sockets(http: aiohttp.ClientSession, base: str, count: int
+                         ) -> list[aiohttp.ClientWebSocketResponse]:
+    """``count`` sockets that never say hello (those the bot refused left out)."""
+    async def one() -> aiohttp.ClientWebSocketResponse | None:
+        with contextlib.suppress(aiohttp.WSServerHandshakeError):
+            return await http.ws_connect(f"{base}/.proxy/ws", heartbeat=None)
+        return None
+
+    opened = await flood(one, count, at_once=20)
+    return [ws for ws in opened if ws is not None]
