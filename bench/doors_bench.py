@@ -1,0 +1,327 @@
+"""The Activity's doors under abuse: ``python -m bench doors``.
+
+The bot runs as its own process (``python bot.py``, the Activity on, its doors at their
+defaults: no trusted proxy, so every login shares the bucket in all), against the fake
+Discord in the bench's process. Two people play Kids from their DMs at a person's pace
+(``THINK_S`` to look before each click), ``MOVES`` moves (games one after another), each
+move's board timed from the click to the board at the fake Discord, as the e2e bench
+times them (``bench/e2e_bench.py``): first alone, then while each flood runs at the live
+bot over loopback. A flood is a process of its own (``python -m bench.doors_bench``, the
+``flood`` below), so the flooder's own work does not slow the fake Discord's answers to the
+bot; it is bounded in count and in time, and stops when the game does.
+
+- ``doors_login_requests_per_1000``: requests to Discord's OAuth2 endpoint caused by 1,000
+  made-up login codes (the flood sends ``LOGINS_PER_S`` a second; what passes the bucket
+  in all, 120 a minute, reaches Discord and is refused there);
+- ``doors_hello_requests_per_1000``: bot-token requests caused by 1,000 hellos that name
+  made-up instances, from one valid session (``HELLOS_PER_S`` a second; that person's
+  bucket, 6 a minute, is what reaches Discord);
+- ``doors_board_p99_ratio_login``, ``doors_board_p99_ratio_hello``: the game's board p99
+  during each flood, against alone (``doors_board_ms_p99_*``); the goal is 1.2 or less;
+- ``doors_first_board_ms_alone``, ``doors_first_board_ms_silent_1000``: a new page (its
+  login, its socket, its hello, to its first table with a board) with nothing else going
+  on, and with 1,000 sockets held open that never say hello (re-opened as the bot closes
+  them); the goal is 2x or less. The median of 5 pages with them, and of 5 before and 5
+  after alone (what a page costs drifts as the process warms). The game is warmed up
+  first (10 moves, not timed): the bot's first boards are its slowest.
+
+``run(quick=True)``: a few moves at a quick pace, 200 silent sockets (the figure keeps its
+name), two pages: the same parts, in about 20 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGINS_PER_S = 100.0  # the login flood: made-up codes a second
+HELLOS_PER_S = 50.0  # the hello flood: sockets a second, each naming a made-up instance
+SEED = 2025
+TABLES = 16  # channels for the timed games (a game stopped at its count stays in its own)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    moves: int  # moves timed in each part (alone, each flood)
+    think: tuple[float, float]  # seconds a person looks before clicking
+    silent: int  # sockets held open that never say hello
+    pages: int  # new pages timed to their first board, alone (twice) and with them
+    warm_up: int  # moves played first, not timed (the bot process's first boards)
+
+
+FULL = Sizes(50, (1.0, 3.0), 1000, 5, 10)
+QUICK = Sizes(4, (0.1, 0.3), 200, 2, 2)
+
+
+def run(quick: bool = False) -> dict[str, float]:
+    return asyncio.run(_run(quick))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+async def _run(quick: bool) -> dict[str, float]:
+    from bench.e2e_bench import Times
+    from tests.activity.browser import served
+    from tests.e2e.people import begin_game
+    from tests.fakediscord import FakeDiscord
+    from tests.reliability.harness import BotProcess
+
+    size = QUICK if quick else FULL
+    figures: dict[str, float] = {}
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as folder:
+        async with FakeDiscord(activities=True) as fake:
+            names = ("pages", *(f"table-{i}" for i in range(TABLES)))
+            guild = fake.add_guild("Family", channels=names)
+            host, guest = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
+            carol, mallory = fake.add_person("Carol", guild), fake.add_person("Mallory", guild)
+            bot = BotProcess(fake, Path(folder) / "doors.db", Path(folder) / "bot.log",
+                             guild_id=guild.id, computer_delay=0.0, extra_env={
+                                 "ACTIVITY_PORT": str(port), "SEQUENCE_SEED": str(SEED),
+                                 "DISCORD_CLIENT_SECRET": fake.activities.client_secret,
+                                 "CHANNEL_PACE": "5", "LOG_LEVEL": "WARNING"})
+            await bot.start()
+            try:
+                await served(f"{base}/")
+                await fake.wait_for(lambda: fake.commands.get(guild.id), 60, "command sync")
+                tables = iter(guild.channel_ids[1:])
+
+                async def game(times: Times) -> None:
+                    await _moves(fake, tables, host, guest, times, size)
+
+                await _moves(fake, tables, host, guest, Times(), size, size.warm_up)
+                alone = Times()
+                await game(alone)
+                # the pages' table: a game under way in a channel of its own
+                pages_at = guild.channel_ids[0]
+                await begin_game(fake, host, guest, channel=pages_at, timeout=30)
+                await _first_boards(fake, base, carol, pages_at, 1)  # (warm, not timed)
+                # alone before and after: what a page costs drifts as the process warms
+                quiet = await _first_boards(fake, base, carol, pages_at, size.pages)
+                async with _silent(base, size.silent):
+                    crowded = await _first_boards(fake, base, carol, pages_at, size.pages)
+                quiet += await _first_boards(fake, base, carol, pages_at, size.pages)
+                figures["doors_first_board_ms_alone"] = round(statistics.median(quiet), 1)
+                figures["doors_first_board_ms_silent_1000"] = round(
+                    statistics.median(crowded), 1)
+                login = Times()
+                login_sent, login_asked = await _flooded(
+                    fake, game(login), "/oauth2/token", ["login", base, str(LOGINS_PER_S)])
+                session = await _session(fake, base, mallory)
+                hello = Times()
+                hello_sent, hello_asked = await _flooded(
+                    fake, game(hello), "/activity-instances/",
+                    ["hello", base, str(HELLOS_PER_S), session])
+            finally:
+                await bot.stop()
+    figures.update(_board_figures(alone, login, hello))
+    figures.update({
+        "doors_login_requests_per_1000": round(login_asked * 1000 / max(1, login_sent), 2),
+        "doors_hello_requests_per_1000": round(hello_asked * 1000 / max(1, hello_sent), 2),
+        "doors_login_flood_sent": float(login_sent),
+        "doors_hello_flood_sent": float(hello_sent),
+        "doors_first_board_ratio_silent": round(
+            figures["doors_first_board_ms_silent_1000"]
+            / max(figures["doors_first_board_ms_alone"], 0.001), 2),
+    })
+    return figures
+
+
+def _board_figures(alone: Any, login: Any, hello: Any) -> dict[str, float]:
+    quiet = p99(alone.boards)
+    return {
+        "doors_board_ms_p99_alone": round(quiet, 1),
+        "doors_board_ms_p99_login": round(p99(login.boards), 1),
+        "doors_board_ms_p99_hello": round(p99(hello.boards), 1),
+        "doors_board_ms_median_alone": round(statistics.median(alone.boards), 1),
+        "doors_board_p99_ratio_login": round(p99(login.boards) / quiet, 2),
+        "doors_board_p99_ratio_hello": round(p99(hello.boards) / quiet, 2),
+        "doors_boards_timed": float(len(alone.boards) + len(login.boards) + len(hello.boards)),
+    }
+
+
+async def _moves(fake: Any, tables: Iterator[int], host: Any, guest: Any, times: Any,
+                 size: Sizes, moves: int | None = None) -> None:
+    """Games one after another, each in a channel of its own, until ``moves`` (the size's)
+    moves had their boards timed (the last game left where the count stopped it)."""
+    from bench.e2e_bench import _play
+
+    goal = len(times.boards) + (size.moves if moves is None else moves)
+    while len(times.boards) < goal:
+        await _play(fake, next(tables), host, guest, times, size.think,
+                    goal - len(times.boards))
+
+
+async def _flooded(fake: Any, game: Awaitable[None], path: str, args: list[str]
+                   ) -> tuple[int, int]:
+    """``game`` played while a flood process runs; (knocks it sent, requests the fake
+    Discord got on ``path`` meanwhile)."""
+    before = _asked(fake, path)
+    flooder = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.doors_bench", *args, cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    try:
+        assert flooder.stdout is not None and flooder.stdin is not None
+        await asyncio.wait_for(flooder.stdout.readline(), 30)  # ("flooding": it started)
+        await game
+    finally:
+        assert flooder.stdin is not None
+        flooder.stdin.close()  # (the flood stops at the end of its input)
+        out, _ = await asyncio.wait_for(flooder.communicate(), 60)
+    said = json.loads(out.decode().strip().splitlines()[-1])
+    return int(said["sent"]), _asked(fake, path) - before
+
+
+def _asked(fake: Any, path: str) -> int:
+    return sum(1 for r in fake.requests if path in r.path)
+
+
+async def _session(fake: Any, base: str, person: Any) -> str:
+    """A valid session for ``person`` (the login bucket may be low after the last flood:
+    waits as the page would)."""
+    import aiohttp
+
+    from tests.activity.doors import log_in
+
+    code = fake.activities.authorize(person)
+    async with aiohttp.ClientSession() as http:
+        for _ in range(60):
+            status, body, headers = await log_in(http, base, code)
+            if status == 200:
+                return str(body["session"])
+            await asyncio.sleep(float(headers.get("Retry-After", "1")))
+    raise RuntimeError("no session for the hello flood")
+
+
+async def _first_boards(fake: Any, base: str, person: Any, channel: int, pages: int
+                        ) -> list[float]:
+    """How long each of ``pages`` new pages of ``person`` took to its first board, ms."""
+    from tests.activity.pages import PageClient
+
+    took = []
+    for _ in range(pages):
+        started = time.perf_counter()
+        page = await PageClient.open(fake, base, person, channel)
+        try:
+            await page.table_where(lambda t: t.get("board") is not None, "the first board",
+                                   timeout=30)
+            took.append((time.perf_counter() - started) * 1000)
+        finally:
+            await page.close()
+    return took
+
+
+@contextlib.asynccontextmanager
+async def _silent(base: str, count: int) -> Any:
+    """``count`` sockets held open that never say hello, each opened again when the bot
+    closes it (its time to speak is out, or a new page needed its room)."""
+    import aiohttp
+
+    stop = asyncio.Event()
+    opened = 0
+
+    async def hold(http: aiohttp.ClientSession) -> None:
+        nonlocal opened
+        while not stop.is_set():
+            try:
+                ws = await http.ws_connect(f"{base}/.proxy/ws", heartbeat=None)
+            except aiohttp.WSServerHandshakeError:
+                await asyncio.sleep(0.2)  # (refused at the door: all the others younger)
+                continue
+            opened += 1
+            async with ws:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ws.receive()
+
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        holders = [asyncio.create_task(hold(http)) for _ in range(count)]
+        while opened < count:  # (all open before the pages are timed)
+            await asyncio.sleep(0.05)
+        try:
+            yield
+        finally:
+            stop.set()
+            for task in holders:
+                task.cancel()
+            await asyncio.gather(*holders, return_exceptions=True)
+
+
+# -- the flood, a process of its own ---------------------------------------------------
+
+async def _flood(kind: str, base: str, per_second: float, session: str | None) -> int:
+    """Knock at ``per_second`` until stdin ends (or ``LONGEST_FLOOD`` knocks); how many."""
+    import aiohttp
+
+    from tests.activity.doors import flood, hello, log_in, made_up_code, made_up_instance
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+    async def watch_input() -> None:
+        await reader.read()
+        stop.set()
+
+    watcher = asyncio.create_task(watch_input())
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        knock: Callable[[], Awaitable[Any]]
+        if kind == "login":
+            async def knock() -> Any:
+                return await log_in(http, base, made_up_code())
+        else:
+            assert session is not None
+
+            async def knock() -> Any:
+                return await hello(http, base, session, made_up_instance())
+
+        print("flooding", flush=True)
+        answers = await flood(knock, LONGEST_FLOOD, at_once=20, per_second=per_second,
+                              stop=stop)
+    watcher.cancel()
+    return len(answers)
+
+
+LONGEST_FLOOD = 100_000  # knocks at most, whatever happens to the bench
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.doors_bench")
+    parser.add_argument("kind", choices=("login", "hello"))
+    parser.add_argument("base")
+    parser.add_argument("per_second", type=float)
+    parser.add_argument("session", nargs="?")
+    args = parser.parse_args(argv)
+    sent = asyncio.run(_flood(args.kind, args.base, args.per_second, args.session))
+    print(json.dumps({"sent": sent, "pid": os.getpid()}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+
