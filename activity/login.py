@@ -46,7 +46,7 @@ TIMEOUT = aiohttp.ClientTimeout(total=10)
 INSTANCE_SECONDS = 30.0  # how long an instance's answer is reused (a page reconnecting)
 INSTANCE_TRIES = 3  # a person just opened it: Discord may list them a moment later
 INSTANCE_WAIT = 0.5
-ABSENT_SECONDS = 60.0  # an instance Discord does not know is not asked about again
+ABSENT_SECONDS = 30.0  # an instance Discord does not know is not asked about again
 UNLISTED_SECONDS = 10.0  # nor one that did not list a person, for that person
 REMEMBERED = 10_000  # noes remembered at most
 #: Discord's instance ids: letters, digits, dashes (``i-<snowflake>-gc-<guild>-<channel>``);
