@@ -3,16 +3,18 @@
 The bot runs as its own process (``python bot.py``, the Activity on, its doors at their
 defaults: no trusted proxy, so every login shares the bucket in all), against the fake
 Discord in the bench's process. Two people play Kids from their DMs at a person's pace
-(``THINK_S`` to look before each click), ``MOVES`` moves (games one after another), each
-move's board timed from the click to the board at the fake Discord, as the e2e bench
+(``THINK_S`` to look before each click), 50 moves in each part (games one after another),
+each move's board timed from the click to the board at the fake Discord, as the e2e bench
 times them (``bench/e2e_bench.py``): first alone, then while each flood runs at the live
-bot over loopback. A flood is a process of its own (``python -m bench.doors_bench``, the
-``flood`` below), so the flooder's own work does not slow the fake Discord's answers to the
-bot; it is bounded in count and in time, and stops when the game does.
+bot over loopback; in five rounds of 10 moves a part (alone, the login flood, the hello
+flood, and again), so that a machine whose load changes meanwhile weighs on every part
+alike. A flood is a process of its own (``python -m bench.doors_bench``, ``main`` below),
+bounded in count and in time, that stops when its part does.
 
 - ``doors_login_requests_per_1000``: requests to Discord's OAuth2 endpoint caused by 1,000
   made-up login codes (the flood sends ``LOGINS_PER_S`` a second; what passes the bucket
-  in all, 120 a minute, reaches Discord and is refused there);
+  in all, 120 a minute and 30 at once, full again at each round, reaches Discord and is
+  refused there);
 - ``doors_hello_requests_per_1000``: bot-token requests caused by 1,000 hellos that name
   made-up instances, from one valid session (``HELLOS_PER_S`` a second; that person's
   bucket, 6 a minute, is what reaches Discord);
@@ -55,21 +57,23 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 LOGINS_PER_S = 100.0  # the login flood: made-up codes a second
 HELLOS_PER_S = 50.0  # the hello flood: sockets a second, each naming a made-up instance
+THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
 SEED = 2025
-TABLES = 16  # channels for the timed games (a game stopped at its count stays in its own)
+TABLES = 40  # channels for the timed games (a game stopped at its count stays in its own)
 
 
 @dataclass(frozen=True)
 class Sizes:
     moves: int  # moves timed in each part (alone, each flood)
+    rounds: int  # the parts taken in turn this many times, the moves shared out
     think: tuple[float, float]  # seconds a person looks before clicking
     silent: int  # sockets held open that never say hello
     pages: int  # new pages timed to their first board, alone (twice) and with them
     warm_up: int  # moves played first, not timed (the bot process's first boards)
 
 
-FULL = Sizes(50, (1.0, 3.0), 1000, 5, 10)
-QUICK = Sizes(4, (0.1, 0.3), 200, 2, 2)
+FULL = Sizes(50, 5, THINK_S, 1000, 5, 10)
+QUICK = Sizes(4, 1, (0.1, 0.3), 200, 2, 2)
 
 
 def run(quick: bool = False) -> dict[str, float]:
@@ -88,10 +92,8 @@ def p99(values: list[float]) -> float:
 
 
 async def _run(quick: bool) -> dict[str, float]:
-    from bench.activity_bench import cpu_seconds
     from bench.e2e_bench import Times
     from tests.activity.browser import served
-    from tests.e2e.people import begin_game
     from tests.fakediscord import FakeDiscord
     from tests.reliability.harness import BotProcess
 
@@ -115,55 +117,88 @@ async def _run(quick: bool) -> dict[str, float]:
                 await served(f"{base}/")
                 await fake.wait_for(lambda: fake.commands.get(guild.id), 60, "command sync")
                 tables = iter(guild.channel_ids[1:])
-
-                async def game(times: Times) -> None:
-                    await _moves(fake, tables, host, guest, times, size)
-
-                await _moves(fake, tables, host, guest, Times(), size, size.warm_up)
-                alone = Times()
+                await _moves(fake, tables, host, guest, Times(), size.warm_up, size.think)
+                session = await _session(fake, base, mallory)  # (before the login floods)
+                figures.update(await _pages(fake, base, carol, host, guest,
+                                            guild.channel_ids[0], size))
                 assert bot.pid is not None
-                cpu_before = cpu_seconds(bot.pid)
-                await game(alone)
-                alone_cpu = cpu_seconds(bot.pid) - cpu_before  # (the same moves each part)
-                # the pages' table: a game under way in a channel of its own
-                pages_at = guild.channel_ids[0]
-                await begin_game(fake, host, guest, channel=pages_at, timeout=30)
-                await _first_boards(fake, base, carol, pages_at, 1)  # (warm, not timed)
-                # alone before and after: what a page costs drifts as the process warms
-                quiet = await _first_boards(fake, base, carol, pages_at, size.pages)
-                async with _silent(base, size.silent):
-                    crowded = await _first_boards(fake, base, carol, pages_at, size.pages)
-                quiet += await _first_boards(fake, base, carol, pages_at, size.pages)
-                figures["doors_first_board_ms_alone"] = round(statistics.median(quiet), 1)
-                figures["doors_first_board_ms_silent_1000"] = round(
-                    statistics.median(crowded), 1)
-                login = Times()
-                login_sent, login_asked, login_cpu = await _flooded(
-                    fake, bot.pid, game(login), "/oauth2/token",
-                    ["login", base, str(LOGINS_PER_S)])
-                session = await _session(fake, base, mallory)
-                hello = Times()
-                hello_sent, hello_asked, hello_cpu = await _flooded(
-                    fake, bot.pid, game(hello), "/activity-instances/",
-                    ["hello", base, str(HELLOS_PER_S), session])
+                parts = await _parts(fake, bot.pid, tables, host, guest, size, [
+                    ("alone", "", []),
+                    ("login", "/oauth2/token", ["login", base, str(LOGINS_PER_S)]),
+                    ("hello", "/activity-instances/",
+                     ["hello", base, str(HELLOS_PER_S), session])])
             finally:
                 await bot.stop()
-    figures.update(_board_figures(alone, login, hello))
+    alone, login, hello = parts["alone"], parts["login"], parts["hello"]
+    figures.update(_board_figures(alone.times, login.times, hello.times))
     figures.update({
-        "doors_login_requests_per_1000": round(login_asked * 1000 / max(1, login_sent), 2),
-        "doors_hello_requests_per_1000": round(hello_asked * 1000 / max(1, hello_sent), 2),
-        "doors_login_flood_sent": float(login_sent),
-        "doors_hello_flood_sent": float(hello_sent),
+        "doors_login_requests_per_1000": round(login.asked * 1000 / max(1, login.sent), 2),
+        "doors_hello_requests_per_1000": round(hello.asked * 1000 / max(1, hello.sent), 2),
+        "doors_login_flood_sent": float(login.sent),
+        "doors_hello_flood_sent": float(hello.sent),
         # what each refused knock cost the bot process, beyond the game's own CPU
         "doors_bot_cpu_ms_per_login": round(
-            (login_cpu - alone_cpu) * 1000 / max(1, login_sent), 3),
+            (login.cpu - alone.cpu) * 1000 / max(1, login.sent), 3),
         "doors_bot_cpu_ms_per_hello": round(
-            (hello_cpu - alone_cpu) * 1000 / max(1, hello_sent), 3),
-        "doors_first_board_ratio_silent": round(
-            figures["doors_first_board_ms_silent_1000"]
-            / max(figures["doors_first_board_ms_alone"], 0.001), 2),
+            (hello.cpu - alone.cpu) * 1000 / max(1, hello.sent), 3),
     })
     return figures
+
+
+@dataclass
+class Part:
+    """The moves of one part (alone, or during one flood) over every round, and what its
+    floods sent and cost."""
+
+    times: Any
+    sent: int = 0  # knocks the flood sent
+    asked: int = 0  # requests the fake Discord got for them
+    cpu: float = 0.0  # the bot process's CPU seconds, the game's included
+
+
+async def _parts(fake: Any, bot: int, tables: Iterator[int], host: Any, guest: Any,
+                 size: Sizes, kinds: list[tuple[str, str, list[str]]]) -> dict[str, Part]:
+    """Each part in turn, ``size.rounds`` times (alone, then each flood, then again): a
+    machine whose load changes meanwhile (other processes, other tests) weighs on every
+    part alike, rather than on whichever came last."""
+    from bench.activity_bench import cpu_seconds
+    from bench.e2e_bench import Times
+
+    parts = {name: Part(Times()) for name, _, _ in kinds}
+    for _ in range(size.rounds):
+        for name, path, args in kinds:
+            part = parts[name]
+            play = _moves(fake, tables, host, guest, part.times, size.moves // size.rounds,
+                          size.think)
+            cpu_before, asked_before = cpu_seconds(bot), _asked(fake, path)
+            part.sent += await _flooded(play, args) if args else await _alone(play)
+            part.cpu += cpu_seconds(bot) - cpu_before
+            part.asked += _asked(fake, path) - asked_before if path else 0
+    return parts
+
+
+async def _alone(play: Awaitable[None]) -> int:
+    await play
+    return 0
+
+
+async def _pages(fake: Any, base: str, person: Any, host: Any, guest: Any, channel: int,
+                 size: Sizes) -> dict[str, float]:
+    """New pages of ``person`` timed to their first board at a game under way in
+    ``channel``: alone before and after (what a page costs drifts as the process warms),
+    and with ``size.silent`` silent sockets held open."""
+    from tests.e2e.people import begin_game
+
+    await begin_game(fake, host, guest, channel=channel, timeout=30)
+    await _first_boards(fake, base, person, channel, 1)  # (warm, not timed)
+    quiet = await _first_boards(fake, base, person, channel, size.pages)
+    async with _silent(base, size.silent):
+        crowded = await _first_boards(fake, base, person, channel, size.pages)
+    quiet += await _first_boards(fake, base, person, channel, size.pages)
+    alone, silent = statistics.median(quiet), statistics.median(crowded)
+    return {"doors_first_board_ms_alone": round(alone, 1),
+            "doors_first_board_ms_silent_1000": round(silent, 1),
+            "doors_first_board_ratio_silent": round(silent / max(alone, 0.001), 2)}
 
 
 def _board_figures(alone: Any, login: Any, hello: Any) -> dict[str, float]:
@@ -188,25 +223,19 @@ def _board_figures(alone: Any, login: Any, hello: Any) -> dict[str, float]:
 
 
 async def _moves(fake: Any, tables: Iterator[int], host: Any, guest: Any, times: Any,
-                 size: Sizes, moves: int | None = None) -> None:
-    """Games one after another, each in a channel of its own, until ``moves`` (the size's)
-    moves had their boards timed (the last game left where the count stopped it)."""
+                 moves: int, think: tuple[float, float]) -> None:
+    """Games one after another, each in a channel of its own, until ``moves`` moves had
+    their boards timed (the last game left where the count stopped it)."""
     from bench.e2e_bench import _play
 
-    goal = len(times.boards) + (size.moves if moves is None else moves)
+    goal = len(times.boards) + moves
     while len(times.boards) < goal:
-        await _play(fake, next(tables), host, guest, times, size.think,
-                    goal - len(times.boards))
+        await _play(fake, next(tables), host, guest, times, think, goal - len(times.boards))
 
 
-async def _flooded(fake: Any, bot: int, game: Awaitable[None], path: str, args: list[str]
-                   ) -> tuple[int, int, float]:
-    """``game`` played while a flood process runs; (knocks it sent, requests the fake
-    Discord got on ``path`` meanwhile, the CPU seconds the bot process ``bot`` spent)."""
-    from bench.activity_bench import cpu_seconds
-
-    before = _asked(fake, path)
-    cpu_before = cpu_seconds(bot)
+async def _flooded(game: Awaitable[None], args: list[str]) -> int:
+    """``game`` played while a flood process runs (``args``: its kind and aim); the
+    knocks it sent."""
     flooder = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.doors_bench", *args, cwd=str(ROOT),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
@@ -218,9 +247,8 @@ async def _flooded(fake: Any, bot: int, game: Awaitable[None], path: str, args: 
         assert flooder.stdin is not None
         flooder.stdin.close()  # (the flood stops at the end of its input)
         out, _ = await asyncio.wait_for(flooder.communicate(), 60)
-    spent = cpu_seconds(bot) - cpu_before
     said = json.loads(out.decode().strip().splitlines()[-1])
-    return int(said["sent"]), _asked(fake, path) - before, spent
+    return int(said["sent"])
 
 
 def _asked(fake: Any, path: str) -> int:
