@@ -22,9 +22,10 @@ bounded in count and in time, that stops when its part does.
   during each flood, against alone (``doors_board_ms_p99_*``); the goal is 1.2 or less;
 - ``doors_first_board_ms_alone``, ``doors_first_board_ms_silent_1000``: a new page (its
   login, its socket, its hello, to its first table with a board) with nothing else going
-  on, and with 1,000 sockets held open that never say hello (re-opened as the bot closes
-  them); the goal is 2x or less. The median of 5 pages with them, and of 5 before and 5
-  after alone (what a page costs drifts as the process warms);
+  on, and with 1,000 sockets held open that never say hello (by a flood process, which
+  opens each again as the bot closes it); the goal is 2x or less. The median of 5 pages
+  with them, and of 5 before and 5 after alone (what a page costs drifts as the process
+  warms);
 - ``doors_bot_cpu_ms_per_login``, ``..._hello``: the bot process's CPU per refused knock
   (``/proc``: a part's CPU less the part alone's, the same seeded moves): the flood's cost
   to the bot whatever else the machine runs.
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import socket
@@ -52,8 +52,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parent.parent
 LOGINS_PER_S = 100.0  # the login flood: made-up codes a second
 HELLOS_PER_S = 50.0  # the hello flood: sockets a second, each naming a made-up instance
@@ -171,7 +172,7 @@ async def _parts(fake: Any, bot: int, tables: Iterator[int], host: Any, guest: A
             play = _moves(fake, tables, host, guest, part.times, size.moves // size.rounds,
                           size.think)
             cpu_before, asked_before = cpu_seconds(bot), _asked(fake, path)
-            part.sent += await _flooded(play, args) if args else await _alone(play)
+            part.sent += (await _flooded(play, args))[1] if args else await _alone(play)
             part.cpu += cpu_seconds(bot) - cpu_before
             part.asked += _asked(fake, path) - asked_before if path else 0
     return parts
@@ -192,8 +193,8 @@ async def _pages(fake: Any, base: str, person: Any, host: Any, guest: Any, chann
     await begin_game(fake, host, guest, channel=channel, timeout=30)
     await _first_boards(fake, base, person, channel, 1)  # (warm, not timed)
     quiet = await _first_boards(fake, base, person, channel, size.pages)
-    async with _silent(base, size.silent):
-        crowded = await _first_boards(fake, base, person, channel, size.pages)
+    crowded, _ = await _flooded(_first_boards(fake, base, person, channel, size.pages),
+                                ["silent", base, str(size.silent)])
     quiet += await _first_boards(fake, base, person, channel, size.pages)
     alone, silent = statistics.median(quiet), statistics.median(crowded)
     return {"doors_first_board_ms_alone": round(alone, 1),
@@ -233,22 +234,24 @@ async def _moves(fake: Any, tables: Iterator[int], host: Any, guest: Any, times:
         await _play(fake, next(tables), host, guest, times, think, goal - len(times.boards))
 
 
-async def _flooded(game: Awaitable[None], args: list[str]) -> int:
-    """``game`` played while a flood process runs (``args``: its kind and aim); the
-    knocks it sent."""
+async def _flooded(work: Awaitable[T], args: list[str]) -> tuple[T, int]:
+    """``work`` done while a flood process runs (``args``: its kind, aim and size); what
+    the work gave, and the knocks the flood sent."""
     flooder = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.doors_bench", *args, cwd=str(ROOT),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
     try:
         assert flooder.stdout is not None and flooder.stdin is not None
-        await asyncio.wait_for(flooder.stdout.readline(), 30)  # ("flooding": it started)
-        await game
+        started = await asyncio.wait_for(flooder.stdout.readline(), 60)
+        if started.strip() != b"flooding":
+            raise RuntimeError(f"the {args[0]} flood did not start")
+        done = await work
     finally:
         assert flooder.stdin is not None
         flooder.stdin.close()  # (the flood stops at the end of its input)
         out, _ = await asyncio.wait_for(flooder.communicate(), 60)
     said = json.loads(out.decode().strip().splitlines()[-1])
-    return int(said["sent"])
+    return done, int(said["sent"])
 
 
 def _asked(fake: Any, path: str) -> int:
@@ -312,46 +315,11 @@ async def _connect(page: Any) -> None:
     await page.connect()
 
 
-@contextlib.asynccontextmanager
-async def _silent(base: str, count: int) -> Any:
-    """``count`` sockets held open that never say hello, each opened again when the bot
-    closes it (its time to speak is out, or a new page needed its room)."""
-    import aiohttp
-
-    stop = asyncio.Event()
-    opened = 0
-
-    async def hold(http: aiohttp.ClientSession) -> None:
-        nonlocal opened
-        while not stop.is_set():
-            try:
-                ws = await http.ws_connect(f"{base}/.proxy/ws", heartbeat=None)
-            except aiohttp.WSServerHandshakeError:
-                await asyncio.sleep(0.2)  # (refused at the door: all the others younger)
-                continue
-            opened += 1
-            async with ws:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await ws.receive()
-
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as http:
-        holders = [asyncio.create_task(hold(http)) for _ in range(count)]
-        while opened < count:  # (all open before the pages are timed)
-            await asyncio.sleep(0.05)
-        try:
-            yield
-        finally:
-            stop.set()
-            for task in holders:
-                task.cancel()
-            await asyncio.gather(*holders, return_exceptions=True)
-
-
 # -- the flood, a process of its own ---------------------------------------------------
 
-async def _flood(kind: str, base: str, per_second: float, session: str | None) -> int:
-    """Knock at ``per_second`` until stdin ends (or ``LONGEST_FLOOD`` knocks); how many."""
+async def _flood(kind: str, base: str, size: float, session: str | None) -> int:
+    """Knock ``size`` times a second (``silent``: hold ``size`` sockets that never say
+    hello) until stdin ends, or ``LONGEST_FLOOD`` knocks; how many knocks."""
     import aiohttp
 
     from tests.activity.doors import flood, hello, log_in, made_up_code, made_up_instance
@@ -368,21 +336,58 @@ async def _flood(kind: str, base: str, per_second: float, session: str | None) -
     watcher = asyncio.create_task(watch_input())
     connector = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=connector) as http:
-        knock: Callable[[], Awaitable[Any]]
-        if kind == "login":
-            async def knock() -> Any:
-                return await log_in(http, base, made_up_code())
+        if kind == "silent":
+            sent = await _hold_silent(http, base, int(size), stop)
         else:
-            assert session is not None
+            knock: Callable[[], Awaitable[Any]]
+            if kind == "login":
+                async def knock() -> Any:
+                    return await log_in(http, base, made_up_code())
+            else:
+                assert session is not None
 
-            async def knock() -> Any:
-                return await hello(http, base, session, made_up_instance())
+                async def knock() -> Any:
+                    return await hello(http, base, session, made_up_instance())
 
-        print("flooding", flush=True)
-        answers = await flood(knock, LONGEST_FLOOD, at_once=20, per_second=per_second,
-                              stop=stop)
+            print("flooding", flush=True)
+            sent = len(await flood(knock, LONGEST_FLOOD, at_once=20, per_second=size,
+                                   stop=stop))
     watcher.cancel()
-    return len(answers)
+    return sent
+
+
+async def _hold_silent(http: Any, base: str, count: int, stop: asyncio.Event) -> int:
+    """``count`` sockets held open that never say hello, each opened again when the bot
+    closes it (its time to speak is out, or a new page needed its room), until ``stop``;
+    says "flooding" once they are all open. How many were opened."""
+    import aiohttp
+
+    opened = 0
+    all_open = asyncio.Event()
+
+    async def hold() -> None:
+        nonlocal opened
+        while not stop.is_set() and opened < LONGEST_FLOOD:
+            try:
+                ws = await http.ws_connect(f"{base}/.proxy/ws", heartbeat=None)
+            except aiohttp.WSServerHandshakeError:
+                await asyncio.sleep(0.2)  # (refused at the door: all the others younger)
+                continue
+            opened += 1
+            if opened >= count:
+                all_open.set()
+            async with ws:
+                waiting = asyncio.ensure_future(ws.receive())
+                ending = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({waiting, ending}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.cancel()
+                ending.cancel()
+
+    holders = [asyncio.create_task(hold()) for _ in range(count)]
+    await all_open.wait()
+    print("flooding", flush=True)
+    await asyncio.gather(*holders, return_exceptions=True)
+    return opened
 
 
 LONGEST_FLOOD = 100_000  # knocks at most, whatever happens to the bench
@@ -390,15 +395,15 @@ LONGEST_FLOOD = 100_000  # knocks at most, whatever happens to the bench
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.doors_bench")
-    parser.add_argument("kind", choices=("login", "hello"))
+    parser.add_argument("kind", choices=("login", "hello", "silent"))
     parser.add_argument("base")
-    parser.add_argument("per_second", type=float)
+    parser.add_argument("size", type=float, help="knocks a second; silent: sockets held")
     parser.add_argument("session", nargs="?")
     args = parser.parse_args(argv)
     # (the flooder yields the machine to the bot and the fake Discord: a real flood is
     # sent from elsewhere, and its sender's work is no cost of the bot's)
     os.nice(19)
-    sent = asyncio.run(_flood(args.kind, args.base, args.per_second, args.session))
+    sent = asyncio.run(_flood(args.kind, args.base, args.size, args.session))
     used = os.times()
     print(json.dumps({"sent": sent, "cpu_s": used.user + used.system}), flush=True)
     return 0
