@@ -41,8 +41,8 @@ class Limits:
     login_burst: int = 30
     source_logins_per_minute: float = 60.0  # from one source (a trusted proxy says which)
     source_login_burst: int = 15
-    lookups_per_minute: float = 60.0  # instance look-ups in all (the bot token's budget)
-    lookup_burst: int = 20
+    lookups_per_minute: float = 600.0  # instance look-ups in all (the bot token's budget)
+    lookup_burst: int = 100
     person_lookups_per_minute: float = 6.0  # one person's
     person_lookup_burst: int = 6
     sockets_per_person: int = 4  # a phone, a tablet, a reload under way, one to spare

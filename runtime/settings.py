@@ -40,8 +40,10 @@ class ActivityLimits:
     login_burst: int = 30
     source_logins_per_minute: float = 60.0  # from one source, as a trusted proxy says it
     source_login_burst: int = 15
-    lookups_per_minute: float = 60.0  # instance look-ups in all, on the bot token's budget
-    lookup_burst: int = 20
+    # instance look-ups in all, on the bot token's budget (at its lowest step: a restart
+    # with a hundred Activities open looks each up again at once)
+    lookups_per_minute: float = 600.0
+    lookup_burst: int = 100
     person_lookups_per_minute: float = 6.0  # one person's
     person_lookup_burst: int = 6
     sockets_per_person: int = 4  # past it, the person's socket heard from least lately goes
