@@ -227,11 +227,11 @@ async def _moves(fake: Any, tables: Iterator[int], host: Any, guest: Any, times:
                  moves: int, think: tuple[float, float]) -> None:
     """Games one after another, each in a channel of its own, until ``moves`` moves had
     their boards timed (the last game left where the count stopped it)."""
-    from bench.e2e_bench import _play
+    from bench.e2e_bench import play
 
     goal = len(times.boards) + moves
     while len(times.boards) < goal:
-        await _play(fake, next(tables), host, guest, times, think, goal - len(times.boards))
+        await play(fake, next(tables), host, guest, times, think, goal - len(times.boards))
 
 
 async def _flooded(work: Awaitable[T], args: list[str]) -> tuple[T, int]:
