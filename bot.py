@@ -62,23 +62,23 @@ class SequenceBot(commands.Bot):
         options = {**gateway_options(), **options}  # (its servers only, no message cache)
         # this process's share of the token's global rate limit, before every REST request
         self.budget = GlobalBudget(settings.global_limit, settings.api_base)
-        # /metrics and /healthz, only with METRICS_PORT (runtime/watching.py): its REST
-        # counts ride on the same http_trace, after the budget's pacing
+        # /metrics and /healthz, only with METRICS_PORT: its REST counts after the budget's pace
         self.watching: Watching | None = None
+        trace = self.budget.trace
         if settings.metrics_port is not None:
             from runtime.watching import Watching
             self.watching = Watching(self, settings)
-        trace = self.budget.trace
-        if self.watching is not None:
             self.watching.trace_into(trace)
         options.setdefault("http_trace", trace)
         # the Activity (a child taps the board), only with ACTIVITY_PORT (activity/)
         self.activity_app: Activity | None = None
         if settings.activity_port is not None:
-            from activity import Activity, ActivityConfig
+            from activity import Activity, ActivityConfig, Limits
             self.activity_app = Activity(ActivityConfig(
                 settings.activity_port, settings.client_secret or "", settings.token,
-                settings.api_base, settings.activity_host), trace=trace)
+                settings.api_base, settings.activity_host,
+                limits=Limits(**vars(settings.activity_limits))),
+                trace=trace, urgent=self.budget.urgent, watch=self.watching)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
         self.settings, self._clock = settings, clock
         self._drain_seconds, self._settle_heap = drain_seconds, settle_heap

@@ -9,6 +9,9 @@ Activity").
     app.py         the aiohttp routes: the page, the login, the WebSocket, the pictures
     sessions.py    who is who: a signed, short-lived session once Discord said who
     login.py       what the Activity asks Discord: the code's token, the person, the place
+    doors.py       how much a stranger may make it ask: buckets in all, per source, per person
+    sockets.py     the sockets held: bounded before their hello, and per person
+    refusals.py    every refusal counted by door, and logged once per incident
     hub.py         the manager's listener: each change pushed to the pages on that table
     views.py       what one page may see (its holder's hand only), as JSON
     play.py        what a page may ask, checked and paced, done through the manager
@@ -17,7 +20,8 @@ Activity").
     web/           the page itself: src/, built into dist/ (``make activity``)
 
 Imports: ``activity -> (engine.manager, render)``; never ``cogs`` (nor they it), never
-``discord``: ``bot.py`` hands it what it needs.
+``discord``, never ``runtime``: ``bot.py`` hands it what it needs (the REST budget's trace
+and its steps, the metrics' ``DoorWatch``, the limits from the settings).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
@@ -34,13 +38,15 @@ from aiohttp import web
 from engine.manager import GameManager
 
 from .app import DIST, ActivityServer
+from .doors import Door, Limits
 from .hub import Hub
-from .login import DiscordLogin
+from .login import DiscordLogin, Urgency
 from .looks import warm
 from .play import Pace, Play
+from .refusals import DoorWatch, Refusals
 from .sessions import SESSION_SECONDS, Sessions
 
-__all__ = ["Activity", "ActivityConfig"]
+__all__ = ["Activity", "ActivityConfig", "DoorWatch", "Limits"]
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +62,27 @@ class ActivityConfig:
     host: str = "127.0.0.1"
     session_seconds: float = SESSION_SECONDS
     dist: Path = DIST
+    # what a stranger may make it ask of Discord (doors.py)
+    limits: Limits = field(default_factory=Limits)
 
 
 class Activity:
     """The Activity beside one bot: ``attach`` (the manager), ``serve``, ``stop``."""
 
     def __init__(self, config: ActivityConfig, *,
-                 trace: aiohttp.TraceConfig | None = None, pace: Pace | None = None) -> None:
-        """``trace``: the bot's REST budget (``runtime/budget.py``), for the one request of
-        the bot's own here (where an Activity runs); ``pace``: each person's messages."""
+                 trace: aiohttp.TraceConfig | None = None, urgent: Urgency | None = None,
+                 watch: DoorWatch | None = None, pace: Pace | None = None) -> None:
+        """``trace`` and ``urgent``: the bot's REST budget (``runtime/budget.py``) and its
+        steps, for the one request of the bot's own here (where an Activity runs, at the
+        lowest step); ``watch``: told of every refusal at the doors (the bot's metrics);
+        ``pace``: each person's messages."""
         self.config = config
+        limits = config.limits
+        self.refusals = Refusals(watch, quiet=limits.incident_quiet)
+        lookups = Door(limits.lookups_per_minute, limits.lookup_burst,
+                       limits.person_lookups_per_minute, limits.person_lookup_burst)
         self.login = DiscordLogin(config.api_base, config.bot_token, config.client_secret,
-                                  trace=trace)
+                                  trace=trace, urgent=urgent, lookups=lookups)
         self.sessions = Sessions(config.client_secret, seconds=config.session_seconds)
         self._pace = pace
         self.hub: Hub | None = None
@@ -82,7 +97,8 @@ class Activity:
         self.hub = hub = Hub(manager)
         play = Play(manager, hub, self._pace)
         self.server = ActivityServer(hub, play, self.sessions, self.login,
-                                     dist=self.config.dist)
+                                     dist=self.config.dist, limits=self.config.limits,
+                                     refusals=self.refusals)
         manager.add_listener(hub)
 
     async def serve(self) -> None:
@@ -117,3 +133,4 @@ class Activity:
         if runner is not None:
             await runner.cleanup()
         await self.login.close()
+        self.refusals.close()  # (the incidents still going on are summed up)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from aiohttp import web
 
@@ -35,8 +36,10 @@ class Connection:
         self.guild_id = place.guild_id
         self.instance_id = place.instance_id
         self.game_id: int | None = None
+        self.heard = time.monotonic()  # when the page last sent something (or opened)
         self._ws = ws
-        self._out: asyncio.Queue[str | None] = asyncio.Queue()
+        # frames, then None (stop) or a close code (stop, closing the socket with it)
+        self._out: asyncio.Queue[str | int | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self.sent = 0
 
@@ -52,13 +55,21 @@ class Connection:
             return
         self._out.put_nowait(text)
 
+    def let_go(self, text: str, code: int) -> None:
+        """Send ``text`` (after what is queued), then close the socket with ``code``."""
+        self._out.put_nowait(text)
+        self._out.put_nowait(code)
+
     def start(self) -> None:
         self._writer = asyncio.create_task(self._write(), name=f"page-{self.user_id}")
 
     async def _write(self) -> None:
         while True:
             text = await self._out.get()
-            if text is None or self._ws.closed:
+            if isinstance(text, int) and not self._ws.closed:
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await self._ws.close(code=text)
+            if not isinstance(text, str) or self._ws.closed:
                 return
             try:
                 await self._ws.send_str(text)

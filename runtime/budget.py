@@ -68,7 +68,8 @@ SHARE = 0.8  # of the token's limit, for all processes together (see above)
 BURST = 0.15
 #: of a process's burst, the requests left in the bucket by a request nobody waits for yet
 #: and by a hand (``FairPace``'s ``held``, by step of ``urgent``): a backlog of either
-#: leaves them, so a move's board goes at once
+#: leaves them, so a move's board goes at once. Below them all (step -1, the Activity's
+#: look-ups: ``FairPace``'s ``below``), a request leaves all the burst but its own token
 HELD = (5, 3)
 MIN_PART = 0.5  # requests a window a process keeps whatever the count (40 processes...)
 FOLLOW_EVERY = 2.0  # seconds between two looks at how many processes share the token
@@ -182,7 +183,9 @@ class GlobalBudget:
     def urgent(steps: int) -> Iterator[None]:
         """Around the requests someone is looking for now (``cogs/table/urgency.py``: a
         hand 1, a move's board 2): when requests wait their turn, these go first
-        (``FairPace.take``'s ``ahead``)."""
+        (``FairPace.take``'s ``ahead``). Below 0 (``fair_pace.BELOW``: the Activity's
+        look-ups of where a page runs, which a stranger can cause): after everything
+        else, and only with the bucket full."""
         token = _URGENT.set(steps)
         try:
             yield

@@ -28,6 +28,15 @@ board arriving meanwhile goes at once. The rate is the same (the backlog goes at
 pace, with a smaller bucket), and so is the bound on any window: no request reaches
 further than the whole burst.
 
+Below every step (``ahead`` < 0: ``BELOW``) are the requests a stranger can cause: the
+Activity's look-ups of where a page runs, which anyone with a session may ask for with a
+made-up instance. Whatever their tags, they go after every request of the steps above
+that waits (a board, a hand, and what nobody waits for yet all go first), fairly among
+themselves, and they leave tokens of their own in the bucket (``below``; by default all
+but the one they take: a look-up goes only with the bucket full). So a flood of them,
+however bounded elsewhere, never delays a family's board by a token: a board arriving
+just after a look-up went finds the burst as it was.
+
 The clock and the sleep are injectable for tests.
 """
 
@@ -41,12 +50,14 @@ from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 FORGET_AFTER = 1024  # flows remembered before the idle ones are forgotten
+BELOW = -1  # the step below every other (``ahead``): what a stranger can make the bot ask
 
 
 @dataclass(order=True)
 class _Waiter:
-    """A request waiting for its turn: the smallest (tag, arrival) goes next."""
+    """A request waiting for its turn: the smallest (below, tag, arrival) goes next."""
 
+    below: bool  # (compared first) a request below every step goes after all the others
     tag: float
     arrival: int
     flow: Hashable = field(compare=False)
@@ -56,19 +67,24 @@ class _Waiter:
 
 class FairPace:
     def __init__(self, rate: float, burst: int = 1, *, held: Sequence[int] = (),
-                 clock: Callable[[], float] = time.monotonic,
+                 below: int | None = None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        """``held[k]``: the tokens a request ``k`` steps urgent leaves in the bucket;
+        ``below``: those a request below every step leaves (None: all but its own)."""
         self._clock, self._sleep = clock, sleep
         self._due = clock()  # when the next request would be due with no burst left
         self._virtual = 0.0  # the tag of the request that went last
         self._finish: dict[Hashable, float] = {}  # each flow's virtual finish time
+        # the same for the requests below every step, a queue of their own under the rest
+        self._below_virtual = 0.0
+        self._below_finish: dict[Hashable, float] = {}
         self._flows: dict[Hashable, list[_Waiter]] = {}  # each flow's waiters, in order
         # a heap; only the waiter at its head is woken when the head goes (a backlog of
         # hundreds must not all wake for every request let go)
         self._waiting: list[_Waiter] = []
         self._arrivals = itertools.count()
         self._closed = False
-        self.rate, self.burst, self.held = rate, burst, tuple(held)
+        self.rate, self.burst, self.held, self.below = rate, burst, tuple(held), below
         self.set(rate, burst)
 
     def set(self, rate: float, burst: int) -> None:
@@ -80,7 +96,10 @@ class FairPace:
     def _slack(self, ahead: int) -> float:
         """How far ahead of its time a request ``ahead`` steps urgent may go: the burst's
         tokens less those held for the more urgent (see the module's doc)."""
-        left = self.held[ahead] if ahead < len(self.held) else 0
+        if ahead < 0:
+            left = self.burst - 1 if self.below is None else self.below
+        else:
+            left = self.held[ahead] if ahead < len(self.held) else 0
         return max(0, self.burst - 1 - left) * self._every
 
     @property
@@ -100,26 +119,33 @@ class FairPace:
         """Wait for this request's turn; returns how long it waited (0 when it did not).
         ``ahead``: how soon someone is looking for it (0: nobody waits yet): it goes that
         many virtual steps before the quiet flows, so before every request less urgent
-        than it, after its own flow's earlier requests, which it lifts to its step."""
+        than it, after its own flow's earlier requests, which it lifts to its step; below 0
+        (``BELOW``), after every other request waiting."""
         if self._closed:
             raise asyncio.CancelledError("the pace is closed: the process is stopping")
         start = self._clock()
-        before = self._flows.get(flow, [])
-        if ahead > 0:
+        below = ahead < 0
+        key: Hashable = (BELOW, flow) if below else flow  # (its own queue's flows)
+        if below:
+            tag = max(self._below_virtual - 1.0,
+                      self._below_finish.get(flow, self._below_virtual - 1.0))
+            self._below_finish[flow] = tag + 1.0
+        elif ahead > 0:
             tag = self._virtual - 1.0 - ahead
-            self._lift(before, tag, ahead)
+            self._lift(self._flows.get(flow, []), tag, ahead)
+            self._finish[flow] = tag + 1.0
         else:
             tag = max(self._virtual - 1.0, self._finish.get(flow, self._virtual - 1.0))
-        self._finish[flow] = tag + 1.0
+            self._finish[flow] = tag + 1.0
         if not self._waiting and max(self._due, start) - self._slack(ahead) <= start:
             # nobody waits and the bucket has a token: it goes now, without a place in the
             # queue (most requests, whenever less is asked than the pace allows)
             self._due = max(self._due, start) + self._every
-            self._went(tag)
+            self._went(tag, below)
             return 0.0
-        me = _Waiter(tag, next(self._arrivals), flow, ahead)
+        me = _Waiter(below, tag, next(self._arrivals), key, ahead)
         heapq.heappush(self._waiting, me)
-        self._flows.setdefault(flow, []).append(me)
+        self._flows.setdefault(key, []).append(me)
         try:
             while True:
                 if self._closed:
@@ -133,14 +159,14 @@ class FairPace:
                 if free <= now:
                     heapq.heappop(self._waiting)
                     self._due = max(self._due, now) + self._every
-                    self._went(me.tag)
+                    self._went(me.tag, below)
                     return self._clock() - start
                 await self._sleep(free - now)  # (a smaller tag may come meanwhile)
         finally:
-            mine = self._flows[flow]
+            mine = self._flows[key]
             mine.remove(me)
             if not mine:
-                del self._flows[flow]
+                del self._flows[key]
             if me in self._waiting:  # given up (cancelled): the next one is the head now
                 self._waiting.remove(me)
                 heapq.heapify(self._waiting)
@@ -158,10 +184,16 @@ class FairPace:
             heapq.heapify(self._waiting)
             self._wake_head()
 
-    def _went(self, tag: float) -> None:
-        self._virtual = max(self._virtual, tag)
-        if len(self._finish) > FORGET_AFTER:  # flows whose finish has passed are idle
-            self._finish = {f: t for f, t in self._finish.items() if t > self._virtual}
+    def _went(self, tag: float, below: bool = False) -> None:
+        if below:
+            self._below_virtual = max(self._below_virtual, tag)
+            if len(self._below_finish) > FORGET_AFTER:
+                self._below_finish = {f: t for f, t in self._below_finish.items()
+                                      if t > self._below_virtual}
+        else:
+            self._virtual = max(self._virtual, tag)
+            if len(self._finish) > FORGET_AFTER:  # flows whose finish has passed are idle
+                self._finish = {f: t for f, t in self._finish.items() if t > self._virtual}
         self._wake_head()
 
     def _wake_head(self) -> None:

@@ -11,6 +11,8 @@ below this one imports prometheus-client:
 - the store's ``TransactionWatch`` (``Store.watch``): each transaction's time and errors;
 - ``RestTraffic`` (``runtime/traffic.py``, through discord.py's ``http_trace``): REST
   requests by route class, 429s by scope, interaction acknowledgements;
+- the Activity's doors (``activity/refusals.py``, through ``Watching.door_refused``):
+  every refusal, by door;
 - a log handler: every record logged with a traceback is a bug nobody handled
   (``runtime/logs.py``: faults that are not bugs are logged without one);
 - read when Prometheus asks (``Collector``s below): the lobbies and games open
@@ -44,6 +46,8 @@ GAMES = ("kids", "dice")
 HOWS = ("dm", "channel", "command", "activity", "computer", "timer", "auto", "resign",
         "other")
 CHORES = ("computer", "reminder", "turn_timer", "lobby_timeout", "look")
+#: the Activity's doors a refusal is counted at (``activity/refusals.py``)
+DOORS = ("login", "instance", "socket", "hello")
 #: the parts of the bot that log (the first part of a logger's name): "sequence" is the
 #: bot's own log (bot.py, runtime/)
 WHERE = ("cogs", "engine", "sequence", "discord", "asyncio")
@@ -92,6 +96,9 @@ class Metrics:
                                  "database's rules, such as a second lobby in a channel; "
                                  "other: the database failed it).", ["op", "kind"],
                                  registry=registry)
+        self.refused = Counter("sequence_activity_refused", "Requests the Activity refused "
+                               "at its doors (a flood: login codes, places, sockets, "
+                               "hellos), by door.", ["door"], registry=registry)
         self.errors = Counter("sequence_unhandled_errors", "Errors logged with a traceback "
                               "(bugs), by the part of the bot that logged them.", ["where"],
                               registry=registry)
@@ -112,6 +119,8 @@ class Metrics:
                 self.db_errors.labels(op, kind)
         for where in WHERE:
             self.errors.labels(where)
+        for door in DOORS:
+            self.refused.labels(door)
 
     # -- the game manager's listener ---------------------------------------------------
 
@@ -142,6 +151,11 @@ class Metrics:
 
     def acknowledged(self, seconds: float) -> None:
         self.acks.observe(seconds)
+
+    # -- the Activity's doors (its DoorWatch) ------------------------------------------
+
+    def door_refused(self, door: str) -> None:
+        self.refused.labels(door).inc()
 
     # -- read when asked ---------------------------------------------------------------
 

@@ -7,8 +7,10 @@ A setting that is missing or malformed raises ``SettingsError`` saying what to d
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,60 @@ DEFAULT_ACTIVITY_HOST = "127.0.0.1"
 
 class SettingsError(ValueError):
     """A setting is missing or malformed; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ActivityLimits:
+    """What a stranger may make the Activity ask of Discord, and the sockets it holds
+    (docs/ADMIN.md, "The Activity under a flood"). Each is ``ACTIVITY_`` and its name in
+    capitals (``ACTIVITY_LOGINS_PER_MINUTE``); the same names and defaults as the
+    Activity's own ``activity.doors.Limits``, which ``bot.py`` builds from these. A rate
+    of 0 turns that bucket off."""
+
+    logins_per_minute: float = 120.0  # logins in all: each is a request to Discord
+    login_burst: int = 30
+    source_logins_per_minute: float = 60.0  # from one source, as a trusted proxy says it
+    source_login_burst: int = 15
+    # instance look-ups in all, on the bot token's budget (at its lowest step: a restart
+    # with a hundred Activities open looks each up again at once)
+    lookups_per_minute: float = 600.0
+    lookup_burst: int = 100
+    person_lookups_per_minute: float = 6.0  # one person's
+    person_lookup_burst: int = 6
+    sockets_per_person: int = 4  # past it, the person's socket heard from least lately goes
+    silent_sockets: int = 1000  # sockets open without a hello yet, in all
+    # the proxies whose word on the client's address is taken (none: every login shares
+    # the bucket in all), and the header they write it in
+    trusted_proxies: tuple[str, ...] = ()
+    client_ip_header: str = "X-Forwarded-For"
+    # (not read from the environment: what the tests shorten)
+    silent_grace: float = 1.0
+    hello_seconds: float = 10.0
+    incident_quiet: float = 10.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ActivityLimits:
+        read: dict[str, Any] = {}
+        for f in fields(cls):
+            name = f"ACTIVITY_{f.name.upper()}"
+            if f.name in _NOT_SETTINGS or not env.get(name, "").strip():
+                continue
+            text = env[name].strip()
+            if f.name == "trusted_proxies":
+                read[f.name] = _proxies(name, text)
+            elif f.name == "client_ip_header":
+                if not re.fullmatch(r"[A-Za-z0-9-]{1,64}", text):
+                    raise SettingsError(f"{name} must be a header's name, such as "
+                                        f"X-Forwarded-For or CF-Connecting-IP, not {text!r}.")
+                read[f.name] = text
+            elif f.name.endswith("_per_minute"):
+                read[f.name] = _rate(name, text)
+            else:
+                read[f.name] = _at_least_one(name, text)
+        return cls(**read)
+
+
+_NOT_SETTINGS = {"silent_grace", "hello_seconds", "incident_quiet"}
 
 
 @dataclass(frozen=True)
@@ -68,6 +124,7 @@ class Settings:
     activity_port: int | None = None
     activity_host: str = DEFAULT_ACTIVITY_HOST
     client_secret: str | None = None
+    activity_limits: ActivityLimits = field(default_factory=ActivityLimits)
 
     @property
     def activity_on(self) -> bool:
@@ -135,7 +192,8 @@ class Settings:
                 "secret (Discord Developer Portal > your application > OAuth2 > Client "
                 "Secret), with which the Activity learns who is playing.")
         return {"activity_port": port, "client_secret": secret,
-                "activity_host": env.get("ACTIVITY_HOST", "").strip() or DEFAULT_ACTIVITY_HOST}
+                "activity_host": env.get("ACTIVITY_HOST", "").strip() or DEFAULT_ACTIVITY_HOST,
+                "activity_limits": ActivityLimits.from_env(env)}
 
     @staticmethod
     def shards_from(env: Mapping[str, str]) -> dict[str, Any]:
@@ -213,3 +271,35 @@ def _count(env: Mapping[str, str], name: str, default: int) -> int:
     if not text.isdigit():
         raise SettingsError(f"{name} must be a whole number, 0 or more (not {text!r}).")
     return int(text)
+
+
+def _rate(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise SettingsError(f"{name} must be a number a minute, 0 or more (0: no limit), "
+                            f"not {text!r}.")
+    return value
+
+
+def _at_least_one(name: str, text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise SettingsError(f"{name} must be a whole number, 1 or more (not {text!r}).")
+    return int(text)
+
+
+def _proxies(name: str, text: str) -> tuple[str, ...]:
+    """Addresses or networks separated by commas (``127.0.0.1,10.0.0.0/8``)."""
+    found = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            found.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError as exc:
+            raise SettingsError(f"{name} must be addresses or networks separated by commas, "
+                                f"such as 127.0.0.1 or 10.0.0.0/8; {part!r} is neither."
+                                ) from exc
+    return tuple(found)

@@ -54,7 +54,7 @@ class TrafficWatch(Protocol):
 
 def route_class(method: str, path: str) -> str:
     """``POST /channels/{id}/messages`` for ``POST /api/v10/channels/123/messages``: the
-    ids, tokens and emoji of a REST path taken out."""
+    ids, tokens, emoji and Activity instances of a REST path taken out."""
     parts = [p for p in path.split("/") if p]
     if "api" in parts:
         parts = parts[parts.index("api") + 1:]
@@ -68,6 +68,9 @@ def route_class(method: str, path: str) -> str:
             shown.append("{token}")
         elif i >= 1 and parts[i - 1] == "reactions":
             shown.append("{emoji}")
+        elif i >= 1 and parts[i - 1] == "activity-instances":
+            # (an id a page names, made up as often as not: never one series each)
+            shown.append("{instance}")
         else:
             shown.append(part)
     return f"{method.upper()} /{'/'.join(shown)}"

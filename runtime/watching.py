@@ -13,7 +13,8 @@ shutdown.
 
 ``Watching`` is the one object the composition root deals with: it owns the metrics, the
 health checks and the server, adds its callbacks to the bot's ``http_trace``
-(``trace_into``), and is the Discord side's ``Watch`` (``board_shown``).
+(``trace_into``), and is the Discord side's ``Watch`` (``board_shown``) and the Activity's
+``DoorWatch`` (``door_refused``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class Watching:
     def board_shown(self, event: Event) -> None:
         """The Discord side's ``Watch`` (``cogs/table/watch.py``)."""
         self.metrics.board_shown(event)
+
+    def door_refused(self, door: str) -> None:
+        """The Activity's ``DoorWatch`` (``activity/refusals.py``)."""
+        self.metrics.door_refused(door)
 
     async def serve(self) -> None:
         """Listen (again, if it could not before); a port that cannot be had is said in one

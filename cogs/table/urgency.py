@@ -7,6 +7,8 @@ goes first, in two steps: a dealt or changed hand (and the DM channel it needs) 
 what nobody waits for, and a move's board, which the whole table watches the channel for,
 before that. The Discord side says which, around the request (``urgent(steps)`` is a
 context manager); the bot hands in its budget's, tests and a bot without a pace nothing.
+Below what nobody waits for is one more step, not the Discord side's: the Activity's
+look-ups of where a page runs (-1, ``runtime/fair_pace.BELOW``), which a stranger can cause.
 """
 
 from __future__ import annotations

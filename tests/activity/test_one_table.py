@@ -40,6 +40,7 @@ from cogs.table.hands import hand_cards
 from engine import Refusal, load, new_game
 from engine.action import Action
 from engine.manager import GameManager, LobbyOffer, Offer, Player, TurnOffer
+from runtime.settings import ActivityLimits
 from tests.activity.conftest import Table, a_table
 from tests.activity.offered import (
     RED,
@@ -135,10 +136,14 @@ class Room:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def room(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Room]:
+    # (one bot for the module: its people open dozens of pages a minute, each in a channel
+    # of its own, faster than any family; the doors' bounds are test_doors.py's)
+    doors_open = ActivityLimits(logins_per_minute=0, source_logins_per_minute=0,
+                                lookups_per_minute=0, person_lookups_per_minute=0)
     async with a_table(tmp_path_factory.mktemp("one_table"),
                        names=(HOST, *GUESTS, STRANGER),
                        channels=tuple(f"table-{n}" for n in range(CHANNELS)),
-                       game_seed=GAME_SEED) as table:
+                       game_seed=GAME_SEED, activity_limits=doors_open) as table:
         yield Room(table)
 
 

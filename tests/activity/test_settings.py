@@ -42,3 +42,47 @@ def test_the_client_secret_never_reaches_the_log() -> None:
                                ("sekrit-secret",), None)
     RedactToken("sekrit-token", "sekrit-secret").filter(record)
     assert record.getMessage() == "exchange with [token] failed"
+
+
+def test_the_doors_have_sane_defaults_and_the_same_names_as_the_activitys() -> None:
+    from dataclasses import asdict
+
+    from activity import Limits
+    from runtime.settings import ActivityLimits
+
+    settings = Settings.from_env({"DISCORD_TOKEN": "t", "ACTIVITY_PORT": "8080",
+                                  "DISCORD_CLIENT_SECRET": "s"})
+    assert settings.activity_limits == ActivityLimits()
+    assert asdict(ActivityLimits()) == asdict(Limits()), "bot.py builds one from the other"
+    limits = ActivityLimits()
+    assert limits.source_logins_per_minute < limits.logins_per_minute
+    assert limits.person_lookups_per_minute < limits.lookups_per_minute
+    assert limits.trusted_proxies == (), "a header anyone can write is no source"
+
+
+def test_the_doors_limits_come_from_the_environment() -> None:
+    settings = Settings.from_env({
+        "DISCORD_TOKEN": "t", "ACTIVITY_PORT": "8080", "DISCORD_CLIENT_SECRET": "s",
+        "ACTIVITY_LOGINS_PER_MINUTE": "30", "ACTIVITY_LOGIN_BURST": "10",
+        "ACTIVITY_PERSON_LOOKUPS_PER_MINUTE": "0", "ACTIVITY_SOCKETS_PER_PERSON": "6",
+        "ACTIVITY_SILENT_SOCKETS": "200",
+        "ACTIVITY_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,::1",
+        "ACTIVITY_CLIENT_IP_HEADER": "CF-Connecting-IP"})
+    limits = settings.activity_limits
+    assert (limits.logins_per_minute, limits.login_burst) == (30.0, 10)
+    assert limits.person_lookups_per_minute == 0, "0: that bucket off"
+    assert (limits.sockets_per_person, limits.silent_sockets) == (6, 200)
+    assert limits.trusted_proxies == ("127.0.0.1/32", "10.0.0.0/8", "::1/128")
+    assert limits.client_ip_header == "CF-Connecting-IP"
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("ACTIVITY_LOGINS_PER_MINUTE", "lots"), ("ACTIVITY_LOGINS_PER_MINUTE", "-5"),
+    ("ACTIVITY_LOGIN_BURST", "0"), ("ACTIVITY_SILENT_SOCKETS", "1.5"),
+    ("ACTIVITY_TRUSTED_PROXIES", "127.0.0.1,my-tunnel"),
+    ("ACTIVITY_CLIENT_IP_HEADER", "X-Forwarded-For: 1.2.3.4"),
+])
+def test_a_doors_limit_that_is_not_one_says_which(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({"DISCORD_TOKEN": "t", "ACTIVITY_PORT": "8080",
+                           "DISCORD_CLIENT_SECRET": "s", name: value})

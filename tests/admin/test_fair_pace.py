@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime.fair_pace import FairPace
+from runtime.fair_pace import BELOW, FairPace
 
 
 def most_in_any_window(times: list[float], width: float) -> int:
@@ -193,14 +193,16 @@ async def test_a_hand_lifts_the_hello_before_it_in_its_dm_past_the_crowd() -> No
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.floats(0, 0.3)),
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(BELOW, 2), st.floats(0, 0.3)),
                 min_size=1, max_size=60),
-       st.integers(1, 5), st.lists(st.integers(0, 4), max_size=3))
+       st.integers(1, 5), st.lists(st.integers(0, 4), max_size=3),
+       st.none() | st.integers(0, 6))
 def test_no_mix_of_urgencies_goes_past_the_burst_and_the_rate(
-        requests: list[tuple[int, int, float]], burst: int, held: list[int]) -> None:
+        requests: list[tuple[int, int, float]], burst: int, held: list[int],
+        below: int | None) -> None:
     async def run() -> list[float]:
         clock = Clock()
-        pace = FairPace(10.0, burst, held=held, clock=clock, sleep=clock.sleep)
+        pace = FairPace(10.0, burst, held=held, below=below, clock=clock, sleep=clock.sleep)
         times: list[float] = []
 
         async def one(flow: int, ahead: int) -> None:
@@ -220,3 +222,60 @@ def test_no_mix_of_urgencies_goes_past_the_burst_and_the_rate(
     assert len(times) == len(requests)
     for width in (0.01, 0.1, 0.5, 1.0, 3.0):
         assert most_in_any_window(times, width) <= burst + 10.0 * width + 1e-9, width
+
+
+async def test_a_look_up_goes_after_every_other_request_waiting() -> None:
+    # a flood of the Activity's look-ups (made-up instances) queued first: the hellos,
+    # hands and boards that come after them still go before every one of them
+    clock = Clock()
+    pace = FairPace(10.0, 1, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def one(name: str, flow: str, ahead: int = 0) -> None:
+        await pace.take(flow, ahead=ahead)
+        order.append(name)
+
+    flood = [asyncio.create_task(one(f"look-up-{i}", "applications", ahead=BELOW))
+             for i in range(20)]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    gone = len(order)
+    others = [one("hello", "dm-1"), one("hand", "dm-2", ahead=1), one("board", "table", 2),
+              one("lobby", "table-2")]
+    await asyncio.gather(*others, *flood)
+    firsts = order[gone:gone + 5]
+    assert {"hello", "hand", "board", "lobby"} <= set(firsts), order
+    assert order.index("board") < order.index("hand") < order.index("lobby"), order
+
+
+@pytest.mark.parametrize("ahead", [2, 1], ids=["a board", "a hand"])
+async def test_a_board_goes_at_once_while_a_flood_of_look_ups_drains(ahead: int) -> None:
+    # look-ups leave the whole burst but their own token: a board or a hand that comes
+    # while they drain goes without waiting for a token (as behind no backlog at all)
+    clock = Clock()
+    pace = FairPace(10.0, 4, held=(3, 2), clock=clock, sleep=clock.sleep)
+    flood = [asyncio.create_task(pace.take("applications", ahead=BELOW)) for _ in range(30)]
+    for _ in range(20):  # the look-ups have been draining for a while
+        await asyncio.sleep(0)
+    assert pace.waiting > 5, "look-ups still wait"
+    assert await pace.take("table", ahead=ahead) == 0.0
+    await asyncio.gather(*flood)
+
+
+async def test_look_ups_alone_go_at_the_pace_one_token_at_a_time() -> None:
+    clock = Clock()
+    pace = FairPace(10.0, 4, held=(3, 2), clock=clock, sleep=clock.sleep)
+    times = await let_go_times_below(pace, clock, 20)
+    assert most_in_any_window(times, 0.05) == 1, "no burst: one at a time"
+    assert most_in_any_window(times, 1.0) <= 1 + 10.0
+
+
+async def let_go_times_below(pace: FairPace, clock: Clock, n: int) -> list[float]:
+    times: list[float] = []
+
+    async def one() -> None:
+        await pace.take("applications", ahead=BELOW)
+        times.append(clock.now)
+
+    await asyncio.gather(*(one() for _ in range(n)))
+    return times

@@ -19,6 +19,10 @@ from runtime.traffic import created_at, interaction_of, route_class, scope_of
     ("put", "/api/v10/channels/1/messages/2/reactions/%F0%9F%A6%81/@me",
      "PUT /channels/{id}/messages/{id}/reactions/{emoji}/@me"),
     ("GET", "/proxy/api/v9/gateway/bot", "GET /gateway/bot"),
+    ("GET", "/api/v10/applications/5/activity-instances/i-1276591926470938706-gc-9-8",
+     "GET /applications/{id}/activity-instances/{instance}"),
+    ("GET", "/api/v10/applications/5/activity-instances/made-up-by-anyone",
+     "GET /applications/{id}/activity-instances/{instance}"),
 ])
 def test_a_route_class_keeps_the_route_and_drops_ids_tokens_and_emoji(
         method: str, path: str, route: str) -> None:

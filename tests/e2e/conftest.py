@@ -12,7 +12,7 @@ import pytest
 
 from bot import DRAIN_SECONDS, SequenceBot, bot_class
 from engine.manager import Clock, ManualClock
-from runtime.settings import Settings
+from runtime.settings import ActivityLimits, Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
 
 
@@ -37,7 +37,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                       metrics_port: int | None = None, activity: bool = False,
                       dev_guild: bool = True, game_seed: int | None = None,
                       preferences_every: float = 10.0, drain_seconds: float = DRAIN_SECONDS,
-                      settle_heap: bool = False, shard_count: int | None = None
+                      settle_heap: bool = False, shard_count: int | None = None,
+                      activity_limits: ActivityLimits | None = None
                       ) -> AsyncIterator[SequenceBot]:
     """The bot against ``fake``: on the SQLite file ``db``, or on PostgreSQL at
     ``database_url`` (then no file is made). The fake has no rate limits unless a test
@@ -51,7 +52,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
     processes on PostgreSQL); ``drain_seconds``: how long a stop waits for the clicks under
     way; ``settle_heap``: freeze what the bot's start-up made, as ``python bot.py`` does
     (the test must ``gc.unfreeze()`` after); ``shard_count``: the sharded bot
-    (``ShardedSequenceBot``) running every one of that many shards."""
+    (``ShardedSequenceBot``) running every one of that many shards; ``activity_limits``:
+    the Activity's doors (small ones, for a flood of a few dozen requests)."""
     settings = Settings(token=fake.token, database_path=db,
                         dev_guild_id=guild.id if dev_guild else None,
                         api_base=fake.api_base, gateway_url=fake.gateway_url,
@@ -60,7 +62,8 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
                         activity_port=0 if activity else None, game_seed=game_seed,
                         preferences_every=preferences_every,
                         client_secret=fake.activities.client_secret if activity else None,
-                        shard_count=shard_count)
+                        shard_count=shard_count,
+                        activity_limits=activity_limits or ActivityLimits())
     bot = bot_class(settings)(settings, clock=clock, guild_ready_timeout=0.01,
                               drain_seconds=drain_seconds, settle_heap=settle_heap)
     task = asyncio.create_task(bot.start(fake.token))

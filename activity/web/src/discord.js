@@ -28,8 +28,10 @@ export function makeSdk(clientId) {
 }
 
 // The session to open the socket with: one kept from before (a reload, a reconnect), or
-// a new login through Discord. `fresh`: the kept one was refused.
-export async function login(sdk, clientId, { fresh = false } = {}) {
+// a new login through Discord. `fresh`: the kept one was refused. `onWait(text)`: the bot
+// said to try again later (429: many logins at once, or Discord said to wait); the code
+// was not used, so the same one is sent again when it said.
+export async function login(sdk, clientId, { fresh = false, onWait = () => {} } = {}) {
   const kept = !fresh && sessionStorage.getItem(SESSION_KEY);
   if (kept) return kept;
   await sdk.ready();
@@ -41,11 +43,7 @@ export async function login(sdk, clientId, { fresh = false } = {}) {
     scope: ["identify"],
   });
   if (!code) throw new Error("no code");
-  const answer = await fetch("/.proxy/api/token", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ code }),
-  });
+  const answer = await trade(code, onWait);
   if (!answer.ok) throw new Error(`login refused (${answer.status})`);
   const { access_token: accessToken, session } = await answer.json();
   // (the SDK's own login, for Discord's side; the board needs only our session, so the
@@ -54,6 +52,23 @@ export async function login(sdk, clientId, { fresh = false } = {}) {
     .catch((error) => console.warn("authenticate failed", error));
   remember(session);
   return session;
+}
+
+const LONGEST_WAIT = 60; // seconds between two tries, at most (a code lasts minutes)
+
+async function trade(code, onWait) {
+  for (;;) {
+    const answer = await fetch("/.proxy/api/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
+    if (answer.status !== 429) return answer;
+    const said = await answer.json().catch(() => ({}));
+    const seconds = Number(answer.headers.get("Retry-After")) || said.retry_after || 1;
+    onWait(said.text || "");
+    await new Promise((resolve) => setTimeout(resolve, Math.min(seconds, LONGEST_WAIT) * 1000));
+  }
 }
 
 export function remember(session) {

@@ -10,13 +10,14 @@
 const STEPS = [150, 300, 600, 1200, 2500, 4000];
 const LOGIN_REFUSED = 4001;
 const NOT_HERE = 4003;
+const ELSEWHERE = 4009; // its person opened it on too many screens: this one was closed
 
 export class Link {
   constructor({ session, instance, onFrame, onState, relogin }) {
     this.session = session;
     this.instance = instance;
     this.onFrame = onFrame;
-    this.onState = onState; // "open", "reconnecting", "refused", "not_here"
+    this.onState = onState; // "open", "reconnecting", "refused", "not_here", "elsewhere"
     this.relogin = relogin; // () => a fresh session, when the kept one is refused
     this.game = null;
     this.pending = null; // the move sent last, until a table shows it made or not
@@ -66,6 +67,11 @@ export class Link {
     if (ws !== this.ws) return;
     if (code === NOT_HERE) {
       this.onState("not_here"); // Discord does not place this page here: nothing to retry
+      return;
+    }
+    if (code === ELSEWHERE) {
+      // reconnecting would close another screen of the same person, which would do the same
+      this.onState("elsewhere");
       return;
     }
     this.onState("reconnecting");
