@@ -72,7 +72,7 @@ webtest:
 # there is none): on disk the kernel's work on them was a third of the run's CPU.
 TEST_WORKERS ?= 4
 pytest: $(STAMP) activity
-	$(PY) -m compileall -q bot.py activity/*.py bench cogs engine render runtime tools
+	$(PY) -m compileall -q bot.py activity/*.py bench cogs engine manager store render runtime tools
 	PYTHONDONTWRITEBYTECODE= $(PY) -m tools.memory_tmp -- $(PY) -m pytest -q -m "not slow" \
 		-n $(TEST_WORKERS) --dist worksteal --durations=15
 

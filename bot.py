@@ -28,8 +28,7 @@ from cogs.sequence import Sequence
 from cogs.table import ALL_ITEMS, Desk
 from cogs.table.buttons import Clicks
 from cogs.table.pace import ChannelPace
-from engine.manager import Clock, GameManager
-from engine.manager.store import SchemaTooNew, Store, redacted
+from manager import Clock, GameManager
 from runtime.budget import GlobalBudget, processes_of
 from runtime.commands import AnnouncedTree, sync_commands
 from runtime.heap import settle
@@ -39,6 +38,7 @@ from runtime.link import pace_reconnects, point_discord_at, quiet_voice_warnings
 from runtime.logs import setup_logging
 from runtime.reachable import open_when_reachable
 from runtime.settings import Settings, SettingsError
+from store import SchemaTooNew, Store, redacted
 
 if TYPE_CHECKING:  # loaded only when switched on (below): a web server takes a start's time
     from activity import Activity
@@ -120,14 +120,14 @@ class SequenceBot(commands.Bot):
             self.watching.attach(manager, store)
         if self.activity_app is not None:  # told first: it pushes without waiting for Discord
             self.activity_app.attach(manager, self.application_id or 0)
-        self.desk = desk = Desk(self, manager, posted=store.posted, watch=self.watching,
+        self.desk = desk = Desk(self, manager, rows=store.rows, watch=self.watching,
                                 pace=ChannelPace(messages=self.settings.channel_pace),
                                 board_button=self.settings.activity_on,
                                 urgent=self.budget.urgent)
         # the servers' languages and layouts before anything is shown, whatever cog loads
-        await desk.prefs.load(store.games, store.layout)
+        await desk.prefs.load(store.games, desk.layout)
         # other processes may change them (/sequence settings in a server of theirs)
-        desk.prefs.follow(store, self.settings.preferences_every)
+        desk.prefs.follow(store, desk.layout, self.settings.preferences_every)
         manager.add_listener(desk)
         self.add_dynamic_items(*ALL_ITEMS)
         # each cog in its own try, so one that fails does not take the bot down (stats and
@@ -135,7 +135,7 @@ class SequenceBot(commands.Bot):
         for name, make in (
                 ("sequence", lambda: Sequence(self, desk)),
                 ("community", lambda: Community(self, manager, desk.prefs, store.standings,
-                                                store.layout, desk.in_flight))):
+                                                desk.layout, desk.in_flight))):
             try:
                 await self.add_cog(make())
             except Exception:

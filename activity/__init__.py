@@ -19,7 +19,7 @@ Activity").
     looks.py       the board's pictures, served from ``render.looks`` (one source)
     web/           the page itself: src/, built into dist/ (``make activity``)
 
-Imports: ``activity -> (engine.manager, render)``; never ``cogs`` (nor they it), never
+Imports: ``activity -> (manager, render)``; never ``cogs`` (nor they it), never
 ``discord``, never ``runtime``: ``bot.py`` hands it what it needs (the REST budget's trace
 and its steps, the metrics' ``DoorWatch``, the limits from the settings).
 """
@@ -35,7 +35,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from engine.manager import GameManager
+from manager import GameManager
 
 from .app import DIST, ActivityServer
 from .doors import Door, Limits

@@ -29,7 +29,8 @@ import json
 import logging
 from typing import Any, Protocol
 
-from engine.manager import (
+from engine.observation import Observation
+from manager import (
     Event,
     Followed,
     GameManager,
@@ -42,8 +43,7 @@ from engine.manager import (
     TableView,
     TurnStarted,
 )
-from engine.manager.store import StoreUnavailable
-from engine.observation import Observation
+from store import StoreUnavailable
 
 from .views import Build, Seen, build, frame_text, no_table, picture_paths
 

@@ -22,9 +22,9 @@ from typing import Any, Protocol
 
 from engine import Refusal
 from engine.action import Action, as_action
-from engine.manager import COMPUTER_LEVELS, GameManager, Player
-from engine.manager.store import StoreUnavailable
+from manager import COMPUTER_LEVELS, GameManager, Player
 from render.words import t
+from store import StoreUnavailable
 
 from .hub import Hub, Viewer, frame_of
 

@@ -7,7 +7,7 @@ frame from that: the board and the seats for everyone; a hand only for a seat th
 holds (their own, or a child's seat they play for). Nobody else's hand is ever put in a
 frame. The page works no rule out: what the viewer may do (the lobby's buttons, the cards
 they may tap and the spaces each lights, the roll, the exchanges) is the manager's answer
-(``engine.manager.offers.offer_for``), asked of what the hub holds, and the page is handed
+(``manager.offers.offer_for``), asked of what the hub holds, and the page is handed
 each move whole, by the space it is made on, as chessground is handed its ``dests``.
 """
 
@@ -18,9 +18,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.manager import GameOver, LobbyOffer, Seat, Status, TableView, TurnOffer
-from engine.manager.offers import NOBODY, Offer, offer_for, seats_shown
 from engine.observation import Observation
+from manager import GameOver, LobbyOffer, Seat, Status, TableView, TurnOffer
+from manager.offers import NOBODY, Offer, offer_for, seats_shown
 from render.words import computer_name
 
 

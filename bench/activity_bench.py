@@ -329,8 +329,8 @@ async def _activity_cpu(folder: Path, game: int, turns: int | None = None) -> fl
     """The Activity's CPU per move (ms) over one seeded Kids game made by pages."""
     from activity.hub import Hub
     from activity.play import Pace, parse
-    from engine.manager import Event, GameManager, Player
-    from engine.manager.store import Store
+    from manager import Event, GameManager, Player
+    from store import Store
 
     class Timed:
         """The hub, as the manager's hearer, with its CPU time counted."""

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import engine
 from engine.ai import RandomAgent
-from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.store import Seat
+from manager import GameManager, Player, Store, SystemClock
+from store import Seat
 
 GAMES = 200
 MOVES_PER_GAME = 15

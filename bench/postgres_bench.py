@@ -27,9 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import engine
-from engine.manager.store import Seat, Store
-from engine.manager.store.postgres import PostgresDatabase
-from engine.manager.store.shared import SharedGames
+from store import Seat, Store
+from store.postgres import PostgresDatabase
+from store.shared import SharedGames
 from tools.pg_server import PostgresServer, find_bindir
 
 GAMES = 20

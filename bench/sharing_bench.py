@@ -35,7 +35,7 @@ from typing import Any
 import asyncpg
 
 from engine.ai import RandomAgent
-from engine.manager import GameManager, ManualClock, Player, Store
+from manager import GameManager, ManualClock, Player, Store
 from tools.pg_server import PostgresServer, find_bindir
 
 GAMES = 40

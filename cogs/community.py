@@ -22,13 +22,14 @@ from discord.ext import commands
 
 from engine.dice_board import COLOURS as DICE_COLOURS
 from engine.kids_board import COLOURS as KIDS_COLOURS
-from engine.manager import GameManager
-from engine.manager.store import GuildSettings, Layout, ResultLine, Standings, TableManners
+from manager import GameManager
+from store import GuildSettings, ResultLine, Standings
 
 from . import i18n
 from .i18n import locale_str as L
 from .i18n import t
 from .sequence import GAME_CHOICES, LENGTH_CHOICES, LEVEL_CHOICES
+from .table.manners import Layout, TableManners
 from .table.messages import minutes
 from .table.prefs import Preferences, speaker_lang
 from .table.replies import InFlight, answer, refusal, refusals, reply

@@ -15,7 +15,7 @@ from typing import Any
 import discord
 
 from engine.ai import Explanation
-from engine.manager import GameManager, TableView
+from manager import GameManager, TableView
 from render.hint import hint_png
 
 from . import i18n

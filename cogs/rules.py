@@ -13,9 +13,9 @@ import logging
 
 import discord
 
-from engine.manager import GameManager
-from engine.manager.store import GuildSettings
+from manager import GameManager
 from render.rules import rules_png
+from store import GuildSettings
 
 from .i18n import t
 from .table.messages import minutes

@@ -17,7 +17,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from engine.action import Action, as_action, parsed
-from engine.manager import GameManager, Status, TableView
+from manager import GameManager, Status, TableView
 
 from . import i18n
 from .hints import show_hint

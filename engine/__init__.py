@@ -1,6 +1,6 @@
 """The rules of Sequence for Kids and Sequence Dice: pure Python, standard library only.
 
-Everything here but ``engine.manager`` (the async ring: asyncio, aiosqlite) is that way;
+Everything here but ``manager`` (the async ring: asyncio, aiosqlite) is that way;
 ``tests/test_layering.py`` checks it.
 
 Public face: ``new_game``, ``replay``, ``load`` (a saved game), ``GAMES`` (the registry:

@@ -1,5 +1,5 @@
 """Typed refusals: one base, ``Refusal``, for the rules (``IllegalAction``,
-``InvalidOptions``) and the manager (``engine.manager.ManagerError``) alike.
+``InvalidOptions``) and the manager (``manager.ManagerError``) alike.
 
 Every refusal carries a stable ``code`` (for the Discord layer to translate into English
 or Norwegian), ``params`` (the facts the message names) and a readable English message.

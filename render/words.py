@@ -85,7 +85,7 @@ def colour(colour_id: str, lang: str) -> str:
 def computer_name(level: str | None, number: int | None, lang: str) -> str:
     """A computer player's name, by its level ("Computer (medium)"), and numbered when
     another computer at the table has that level ("Computer 2 (medium)": the manager
-    numbers them, ``engine.manager.offers.computer_numbers``)."""
+    numbers them, ``manager.offers.computer_numbers``)."""
     named = t(f"level.{level or 'medium'}", lang)
     if number is None:
         return t("computer.name", lang, level=named)

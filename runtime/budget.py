@@ -50,7 +50,7 @@ from types import SimpleNamespace
 
 import aiohttp
 
-from engine.manager.store import Store
+from store import Store
 
 from .fair_pace import FairPace
 

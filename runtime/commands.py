@@ -24,7 +24,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from engine.manager.store import GameLog
+from store import GameLog
 
 from .settings import Settings
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import discord
 
-from engine.manager.store import Store, StoreUnavailable
+from store import Store, StoreUnavailable
 
 from .link import why_unreachable
 from .metrics import shards_of

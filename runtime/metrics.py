@@ -34,8 +34,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessColl
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from engine.manager import OPEN, Event, GameManager, Moved
-from engine.manager.store import IntegrityError
+from manager import OPEN, Event, GameManager, Moved
+from store import IntegrityError
 
 from .traffic import SCOPES
 

@@ -4,7 +4,7 @@ A bot started while its PostgreSQL is down (the machine rebooting, both starting
 waits for it rather than exit or blame Discord: one line when it cannot be reached, with
 the reason, one when it is (``database reached after 12.3 s``), nothing in between. A
 fault that is no outage (a newer bot's database, a wrong password) is raised as it is.
-Once running, outages are the store's to say (``engine/manager/store/outages.py``).
+Once running, outages are the store's to say (``store/outages.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 import os
 import time
 
-from engine.manager.store import Store, StoreUnavailable, open_store
+from store import Store, StoreUnavailable, open_store
 
 log = logging.getLogger(__name__)
 

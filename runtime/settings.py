@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from engine.manager.store import redacted
+from store import redacted
 
 DEFAULT_API_BASE = "https://discord.com/api/v10"
 DEFAULT_DATABASE_PATH = Path("data/sequence.db")

@@ -27,8 +27,8 @@ import discord
 from aiohttp import web
 from prometheus_client.aiohttp import make_aiohttp_handler
 
-from engine.manager import Event, GameManager
-from engine.manager.store import Store
+from manager import Event, GameManager
+from store import Store
 
 from .health import TIMEOUT, Health
 from .metrics import Metrics, shards_of

@@ -1,13 +1,17 @@
 """The import rule of docs/ARCHITECTURE.md, checked by reading every module's imports with ast.
 
-bot.py -> (cogs, runtime); cogs -> (engine.manager, render) -> engine core; runtime (the
-service around the adapter: settings, logs, the link to Discord) imports no cog. The
-engine core imports only the standard library; engine's async ring (``engine.manager``
-and its subpackages: the manager and its owners, the store) alone may add asyncio,
-sqlite3, aiosqlite and asyncpg; render may add Pillow and the engine; only cogs/, runtime/
-and bot.py import discord. No import cycles among the shipped modules, counting imports
-inside functions and under TYPE_CHECKING: a cycle hidden behind a lazy import is still
-two modules that cannot be read apart.
+The layers, each a folder: ``engine`` (the rules and the computer players: the standard
+library alone, never asyncio or sqlite3), ``store`` (the database: may add asyncio,
+sqlite3, aiosqlite, asyncpg and the engine), ``manager`` (the async game manager: may add
+asyncio, the engine and the store), ``render`` (pictures: Pillow and the engine), and the
+adapters over them: ``cogs`` (Discord's chat), ``activity`` (the board page), ``runtime``
+(the service around the bot) and ``bot.py``. Arrows go one way: bot -> (cogs, activity,
+runtime) -> (manager, render) -> (store, engine), manager -> store -> engine. The store
+has one face: outside its folder, ``store`` is imported, never a module of it (as
+Red-DiscordBot's cogs see ``Config`` and its drivers stay behind it). Only cogs/, runtime/
+and bot.py import discord; cogs and activity never import each other. No import cycles
+among the shipped modules, counting imports inside functions and under TYPE_CHECKING: a
+cycle hidden behind a lazy import is still two modules that cannot be read apart.
 """
 
 from __future__ import annotations
@@ -21,9 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 STDLIB = set(sys.stdlib_module_names)
-# The async ring of the engine: these modules (and packages) may use asyncio/aiosqlite.
-ASYNC_RING = ("engine.manager",)
-ASYNC_ONLY_STDLIB = {"asyncio", "sqlite3"}
+ASYNC_ONLY_STDLIB = {"asyncio", "sqlite3"}  # the engine never waits on anything
+LAYERS = ("engine", "store", "manager", "render", "cogs", "runtime", "activity")
 
 
 def module_name(path: Path) -> str:
@@ -57,31 +60,35 @@ def top(name: str) -> str:
     return name.split(".")[0]
 
 
-def in_async_ring(name: str) -> bool:
-    return any(name == ring or name.startswith(ring + ".") for ring in ASYNC_RING)
+def in_package(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def through_the_face(module: str, imported: str) -> bool:
+    """Outside the store, only its face: ``store`` itself, no module of it."""
+    return in_package(module, "store") or not in_package(imported, "store") or (
+        imported == "store")
 
 
 def allowed(module: str, imported: str) -> bool:
     first = top(imported)
-    if module.startswith("engine"):
-        in_ring = in_async_ring(module)
-        if first == "engine":
-            # The core never reaches up into the async ring.
-            return in_ring or not in_async_ring(imported)
-        if first in STDLIB:
-            return in_ring or first not in ASYNC_ONLY_STDLIB
-        return in_ring and first in {"aiosqlite", "asyncpg"}
-    if module.startswith("render"):
-        return first in STDLIB or first in {"PIL", "render"} or (
-            first == "engine" and not in_async_ring(imported)
-        )
-    if module.startswith("cogs"):
+    if not through_the_face(module, imported):
+        return False
+    if in_package(module, "engine"):
+        return first == "engine" or (first in STDLIB and first not in ASYNC_ONLY_STDLIB)
+    if in_package(module, "store"):
+        return first in STDLIB or first in {"store", "engine", "aiosqlite", "asyncpg"}
+    if in_package(module, "manager"):
+        return first in STDLIB or first in {"manager", "store", "engine"}
+    if in_package(module, "render"):
+        return first in STDLIB or first in {"PIL", "render", "engine"}
+    if in_package(module, "cogs"):
         return first not in {"tests", "activity"}
     if module == "bot":
         return first != "tests"
-    if module.startswith("runtime"):
+    if in_package(module, "runtime"):
         return first not in {"tests", "cogs", "bot", "activity"}
-    if module.startswith("activity"):
+    if in_package(module, "activity"):
         # an adapter over the manager beside cogs/: no Discord library, no cog, no runtime
         return first not in {"tests", "cogs", "bot", "runtime", "discord"}
     return True
@@ -89,7 +96,7 @@ def allowed(module: str, imported: str) -> bool:
 
 def source_files() -> list[Path]:
     files = [ROOT / "bot.py"]
-    for package in ("engine", "render", "cogs", "runtime", "activity"):
+    for package in LAYERS:
         files.extend(sorted((ROOT / package).rglob("*.py")))
     return [f for f in files if f.exists()]
 
@@ -115,33 +122,62 @@ def test_the_rule_catches_a_core_module_importing_pil(tmp_path: Path) -> None:
     # The checker itself must be able to fail.
     assert not allowed("engine.kids", "PIL.Image")
     assert not allowed("engine.kids", "asyncio")
-    assert not allowed("engine.kids", "engine.manager")
-    assert allowed("engine.manager", "asyncio")
-    assert not allowed("runtime.link", "cogs.table")
-    assert allowed("engine.manager.store", "aiosqlite")
-    assert allowed("engine.manager.store.postgres", "asyncpg")
+    assert not allowed("engine.kids", "manager")
+    assert not allowed("engine.kids", "store")
     assert not allowed("engine.kids", "asyncpg")
+    assert allowed("manager.step", "asyncio")
+    assert allowed("store.postgres", "asyncpg")
+    assert allowed("store.gamelog", "aiosqlite")
+    assert not allowed("store.gamelog", "manager")
+    assert not allowed("runtime.link", "cogs.table")
     assert not allowed("render.board", "discord")
-    assert not allowed("render.board", "engine.manager.store")
+    assert not allowed("render.board", "store")
+    assert not allowed("render.board", "manager")
     assert allowed("render.board", "PIL.ImageDraw")
-    assert not allowed("engine.managerial", "asyncio")
     assert not allowed("cogs.table.posts", "activity.hub")
     assert not allowed("activity.hub", "cogs.table")
     assert not allowed("activity.app", "discord")
     assert not allowed("runtime.commands", "activity")
-    assert allowed("activity.hub", "engine.manager")
+    assert allowed("activity.hub", "manager")
 
 
-# -- the async ring -------------------------------------------------------------------------
+def test_the_store_is_seen_through_its_face_alone() -> None:
+    """The old imports fail: a layer reaching past the store's face into one of its
+    modules (a driver, a table's rows), or the engine reaching up into the manager."""
+    assert allowed("cogs.table.posts", "store")
+    assert not allowed("cogs.table.posts", "store.postgres")
+    assert not allowed("manager.sharing.shared_database", "store.shared")
+    assert not allowed("runtime.health", "store.connection")
+    assert not allowed("bot", "store.backend")
+    assert allowed("store.shared", "store.postgres"), "inside the store, any module"
+
+
+def test_the_engine_holds_no_async_def() -> None:
+    """The engine is the rules: nothing in it waits (``async def``), whatever it imports."""
+    waiting = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "engine").rglob("*.py"))
+               if "async def" in p.read_text(encoding="utf-8")]
+    assert waiting == []
+
+
+def test_the_discord_sides_rows_are_the_discord_sides_alone() -> None:
+    """What was posted, the DM doors, the servers' layouts: kept in the store's database,
+    read and written by the Discord side only (``cogs/table/posted.py``, ``manners.py``)."""
+    rows = ("cogs.table.posted", "cogs.table.manners")
+    users = sorted(module_name(p) for p in source_files()
+                   if any(i in rows for i in imports_of(p)))
+    assert users and all(in_package(u, "cogs") or u == "bot" for u in users), users
+
+
+# -- the waiting layers ---------------------------------------------------------------------
 
 ASYNC_MODULES = {"asyncio", "aiosqlite", "asyncpg", "sqlite3"}
 
 
-def test_only_the_manager_ring_of_the_engine_uses_asyncio_or_sqlite() -> None:
+def test_only_the_store_and_the_manager_use_asyncio_or_sqlite_below_the_adapters() -> None:
     offenders = {
         module_name(p): sorted(i for i in imports_of(p) if top(i) in ASYNC_MODULES)
         for p in source_files()
-        if module_name(p).startswith("engine") and not in_async_ring(module_name(p))
+        if in_package(module_name(p), "engine") or in_package(module_name(p), "render")
     }
     assert {m: found for m, found in offenders.items() if found} == {}
 
@@ -226,7 +262,7 @@ def area(module: str) -> str:
     return "cogs" if module == "bot" else top(module)
 
 
-@pytest.mark.parametrize("where", ["engine", "render", "cogs"])
+@pytest.mark.parametrize("where", ["engine", "store", "manager", "render", "cogs"])
 def test_no_import_cycles(where: str) -> None:
     found = [c for c in import_cycles() if area(c[0]) == where]
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)

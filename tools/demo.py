@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.manager import (
+from manager import (
     Event,
     GameManager,
     GameOver,

@@ -65,7 +65,7 @@ def discord(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
 
 
 def fuzz(workdir: Path, quick: bool) -> tuple[tuple[object, ...], str]:
-    from engine.manager.status import Status
+    from store import Status
     from tests.reliability.fuzz import Fuzzer
     from tests.reliability.harness import known_bug, unhandled_records
     from tests.reliability.leaks import find_leaks

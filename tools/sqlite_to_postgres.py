@@ -20,8 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.manager.store import Store, StoreError, redacted
-from engine.manager.store.backend import Row, Tx
+from store import Row, Store, StoreError, Tx, redacted
 
 log = logging.getLogger(__name__)
 

@@ -32,15 +32,17 @@ import asyncio
 
 import discord
 
-from engine.manager import Event, GameManager, ShowAgain
-from engine.manager.store import Posted, StoreUnavailable
+from manager import Event, GameManager, ShowAgain
+from store import Database, StoreUnavailable
 
 from .announcer import Announcer
 from .buttons import ALL_ITEMS
 from .clicks import TableClicks
 from .dm_memory import DmMemory
 from .dms import DirectMessages
+from .manners import Layout
 from .pace import ChannelPace
+from .posted import Posted
 from .posts import Posts
 from .prefs import Preferences
 from .recovery import Recovery
@@ -54,15 +56,19 @@ __all__ = ["ALL_ITEMS", "Desk"]
 class Desk:
     """All tables of one bot on Discord: a manager listener, and the clicks behind buttons."""
 
-    def __init__(self, bot: discord.Client, manager: GameManager, *, posted: Posted,
+    def __init__(self, bot: discord.Client, manager: GameManager, *, rows: Database,
                  pace: ChannelPace | None = None, watch: Watch | None = None,
                  board_button: bool = False, urgent: Urgency = unhurried) -> None:
-        """``posted``: the store's record of what was posted (``store.posted``), shared
-        with every other process on the same database; ``watch``: told when each board is
+        """``rows``: the store's database (``Store.rows``), where the Discord side keeps
+        its own rows (what was posted, each person's DM door, the servers' layouts:
+        ``posted.py``, ``manners.py``), shared with every other process on the same
+        database; ``watch``: told when each board is
         out (the bot's metrics: ``cogs/table/watch.py``); ``board_button``: the bot serves
         the Activity (the lobby and the boards get "Play on the board"); ``urgent``: around
         a board's post, for the bot's REST pace (``Posts``)."""
         self.manager = manager
+        posted = Posted(rows)
+        self.layout = Layout(rows)  # each server's layout (own threads, tidy boards)
         self.prefs = Preferences(bot)
         self.posts = Posts(bot, manager, self.prefs, posted, pace, urgent,
                            board_button=board_button)
@@ -83,7 +89,7 @@ class Desk:
 
     async def on_event(self, event: Event) -> None:
         """The manager's listener: every event goes to the announcer, but a table to show
-        again (another process died before it had posted a change: engine.manager.sharing)
+        again (another process died before it had posted a change: manager.sharing)
         goes to the recovery, in a task of its own: it waits for the table to be quiet,
         which it is not while its events are being told."""
         if isinstance(event, ShowAgain):

@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager import (
+from manager import (
     Event,
     GameManager,
     GameOver,
@@ -32,7 +32,7 @@ from engine.manager import (
     TurnStarted,
     TurnTimedOut,
 )
-from engine.manager.store import StoreUnavailable
+from store import StoreUnavailable
 
 from ..i18n import t
 from . import messages

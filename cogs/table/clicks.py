@@ -15,10 +15,10 @@ from typing import Any
 import discord
 
 from engine.action import Action
-from engine.manager import GameManager, Player, Status, TableView
-from engine.manager.lobby import rematch_seats, why_not_add_child
-from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
+from manager import GameManager, Player, Status, TableView
+from manager.lobby import rematch_seats, why_not_add_child
+from store import StoreUnavailable
 
 from ..i18n import card as card_name
 from ..i18n import t

@@ -52,9 +52,10 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
-from engine.manager.store import DmDoor, DmHand, Posted, StoreUnavailable
+from store import StoreUnavailable
 
 from .bounded import Lru
+from .posted import DmDoor, DmHand, Posted
 
 log = logging.getLogger(__name__)
 

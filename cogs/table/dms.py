@@ -32,9 +32,9 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, Status, TableView
-from engine.manager.store import DmHand, StoreUnavailable
 from engine.observation import Observation
+from manager import GameManager, Status, TableView
+from store import StoreUnavailable
 
 from ..i18n import t
 from . import messages
@@ -42,6 +42,7 @@ from .bounded import Lru
 from .choices import describe
 from .dm_memory import CARDS, DmMemory
 from .hands import answer_with, hand_payload, hand_shown, over_payload, where
+from .posted import DmHand
 from .posts import SENDING_FAILED, Posts
 from .prefs import Preferences
 from .urgency import HAND_WANTED, Urgency, unhurried

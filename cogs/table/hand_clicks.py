@@ -26,15 +26,15 @@ import re
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, Status, TableView
-from engine.manager.store import DmHand
 from engine.observation import Observation
+from manager import GameManager, Status, TableView
 
 from ..i18n import t
 from .buttons import BACK, CARD
 from .choices import describe
 from .dms import DirectMessages, Tap
 from .hands import answer_with, choice_payload, choice_shown, hand_payload, hand_shown
+from .posted import DmHand
 from .posts import SENDING_FAILED
 from .replies import refusal
 from .requests import request_of

@@ -15,11 +15,11 @@ from typing import Any
 import discord
 
 from engine.factory import load
-from engine.manager import TableView
-from engine.manager.store import GameRecord
 from engine.observation import Observation
+from manager import TableView
 from render.emoji import CARD_EMOJI
 from render.palette import chip_style
+from store import GameRecord
 
 from ..i18n import card as card_name
 from ..i18n import t

@@ -13,9 +13,9 @@ from typing import Any
 import discord
 
 from engine.action import DICE_VERBS, as_action
-from engine.manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
-from engine.manager.offers import NOBODY, computer_numbers, offer_for
 from engine.observation import Observation
+from manager import MAX_CHILD_NAME, GameOver, Moved, Seat, Status, TableView
+from manager.offers import NOBODY, computer_numbers, offer_for
 from render.words import computer_name
 
 from ..i18n import card as card_name

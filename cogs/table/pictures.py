@@ -15,13 +15,13 @@ from typing import Any
 
 import discord
 
-from engine.manager.store import GameRecord
 from engine.observation import Observation
 from render.alt import alt_text
 from render.board import board_png
 from render.choice import choice_alt, choice_png
 from render.hand import hand_png
 from render.replay import replay_gif
+from store import GameRecord
 
 from ..i18n import t
 

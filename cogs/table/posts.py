@@ -26,15 +26,16 @@ from typing import Any
 import aiohttp
 import discord
 
-from engine.manager import GameManager, Status, TableView
-from engine.manager.store import Posted, StoreUnavailable
 from engine.observation import Observation
+from manager import GameManager, Status, TableView
+from store import StoreUnavailable
 
 from ..i18n import t
 from . import messages
 from .clicked import edit_through
 from .pace import ChannelPace
 from .pictures import BOARD, board_file
+from .posted import Posted
 from .prefs import Preferences
 from .urgency import BOARD_WATCHED, Urgency, unhurried
 

@@ -14,9 +14,10 @@ import logging
 
 import discord
 
-from engine.manager.store import GameLog, Layout, Store, StoreUnavailable
+from store import GameLog, Store, StoreUnavailable
 
 from ..i18n import lang_of
+from .manners import Layout
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +41,14 @@ class Preferences:
         self._tidy = await layout.tidy_guilds()
         self._threads = await layout.thread_guilds()
 
-    def follow(self, store: Store, every: float = FOLLOW_EVERY) -> None:
+    def follow(self, store: Store, layout: Layout, every: float = FOLLOW_EVERY) -> None:
         """With other processes sharing the store, read the preferences again every
         ``every`` seconds (a setting changed through another one shows here within that
         time; a process sees its own changes at once). Alone, there is nothing to
         follow."""
         if store.shared and self._following is None:
             self._following = asyncio.create_task(
-                self._follow(store.games, store.layout, every), name="follow-preferences")
+                self._follow(store.games, layout, every), name="follow-preferences")
 
     def stop(self) -> None:
         if self._following is not None:

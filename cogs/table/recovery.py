@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 import discord
 
 from engine import Refusal
-from engine.manager import GameManager, GameOver, Status, TableView
-from engine.manager.store import StoreUnavailable
 from engine.observation import Observation
+from manager import GameManager, GameOver, Status, TableView
+from store import StoreUnavailable
 
 from ..i18n import t
 from . import messages

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 
 from engine import Refusal
-from engine.manager.store import StoreUnavailable
+from store import StoreUnavailable
 
 from ..i18n import error_text, t
 from .prefs import speaker_lang

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import discord
 
-from engine.manager import Event
+from manager import Event
 
 
 class Watch(Protocol):

@@ -9,7 +9,7 @@ from typing import Any
 
 from cogs.table.buttons import CARD, PLAY, SPACES
 from engine.action import Action
-from engine.manager import Offer, TurnOffer
+from manager import Offer, TurnOffer
 from tests.e2e.people import card_ids, tap_card
 from tests.fakediscord import FakeMessage, Interaction, Person
 

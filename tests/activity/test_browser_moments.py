@@ -172,7 +172,7 @@ async def test_the_page_comes_back_by_itself_after_the_bot_is_killed(
 
 async def loaded(db: Path, game_id: int) -> list[str]:
     """The game's action log, as the store holds it."""
-    from engine.manager.store import Store
+    from store import Store
 
     store = await Store.open(db)
     try:

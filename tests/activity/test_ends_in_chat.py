@@ -16,7 +16,7 @@ import pytest
 from engine.ai import make_agent
 from engine.factory import load, replay
 from engine.game import Game
-from engine.manager import Store
+from manager import Store
 from tests.activity.browser import free_port, served
 from tests.activity.conftest import Table, a_table
 from tests.activity.pages import PageClient

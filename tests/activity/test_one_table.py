@@ -39,7 +39,7 @@ import pytest_asyncio
 from cogs.table.hands import hand_cards
 from engine import Refusal, load, new_game
 from engine.action import Action
-from engine.manager import GameManager, LobbyOffer, Offer, Player, TurnOffer
+from manager import GameManager, LobbyOffer, Offer, Player, TurnOffer
 from runtime.settings import ActivityLimits
 from tests.activity.conftest import Table, a_table
 from tests.activity.offered import (

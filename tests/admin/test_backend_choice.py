@@ -1,7 +1,7 @@
 """The backend is chosen in one place: the store (and the sharing strategy it picks).
 
-A bot on SQLite never loads asyncpg, and nothing outside ``engine.manager.store`` and
-``engine.manager.sharing`` imports the PostgreSQL modules or asks which backend runs.
+A bot on SQLite never loads asyncpg, and nothing outside ``store`` and
+``manager.sharing`` imports the PostgreSQL modules or asks which backend runs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import textwrap
 from tests.test_layering import ROOT, module_name, source_files
 
 #: Where the choice of backend may be made (and asyncpg imported).
-CHOOSERS = ("engine.manager.store", "engine.manager.sharing")
+CHOOSERS = ("store", "manager.sharing")
 
 
 def _run(code: str) -> str:
@@ -37,8 +37,8 @@ def test_a_sqlite_bot_set_up_and_playing_loads_no_asyncpg(tmp_path: object) -> N
     out = _run(f"""
         import asyncio, sys
         import bot
-        from engine.manager import GameManager, Player
-        from engine.manager.store import open_store
+        from manager import GameManager, Player
+        from store import open_store
         from runtime.budget import GlobalBudget, processes_of
 
         async def main():

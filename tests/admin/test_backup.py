@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, Store
+from manager import GameManager, ManualClock, Store
 from tests.manager.conftest import make_manager, play_out, two_player_game
 from tools.backup import BackupError, backup, restore
 

@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator
 import discord
 import pytest
 
-from engine.manager.store.postgres import PostgresDatabase
 from runtime.budget import BURST, HELD, SHARE, GlobalBudget, flow_of, is_exempt
 from runtime.fair_pace import FairPace
+from store.postgres import PostgresDatabase
 from tests.admin.test_fair_pace import Clock
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.conftest import running

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.manager import GameManager, Store
+from manager import GameManager, Store
 from runtime.metrics import Metrics
 
 ADMIN = Path(__file__).resolve().parents[2] / "docs" / "ADMIN.md"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from prometheus_client import generate_latest
 
-from engine.manager import GameManager, ManualClock, Player, Store
+from manager import GameManager, ManualClock, Player, Store
 from runtime.metrics import Metrics
 from tests.e2e.scrape import Scrape
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogs.table.hands import hand_cards
-from engine.manager import GameManager
+from manager import GameManager
 from tests.community.play import lobby_of, seat
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, choose_first, final_board, whose_turn

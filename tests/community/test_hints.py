@@ -10,7 +10,7 @@ from PIL import Image
 import engine
 from cogs.hints import reason_text
 from engine.ai import Explanation, explain
-from engine.manager.computer import suggest
+from manager.computer import suggest
 from render.geometry import geometry_for
 from render.hint import HINT_CELL, hint_png
 from render.marks import MARK

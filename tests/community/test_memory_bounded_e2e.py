@@ -6,7 +6,8 @@ per person (their DM door) is a bounded cache of the store's rows, one entry a p
 
 from __future__ import annotations
 
-from engine.manager.store import Store
+from cogs.table.posted import Posted
+from store import Store
 from tests.community.play import lobby_of, won_by_resignation
 from tests.e2e.conftest import World
 from tests.waiting import until
@@ -43,4 +44,4 @@ async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
 
 
 async def kept_none(store: Store) -> bool:
-    return not await store.posted.games_kept()
+    return not await Posted(store.rows).games_kept()

@@ -10,8 +10,8 @@ from PIL import Image
 
 from cogs.i18n import t
 from cogs.rules import rules_embed
-from engine.manager.store import GuildSettings
 from render.rules import example_board, rules_picture, rules_png
+from store import GuildSettings
 
 
 def text_of(game: str, lang: str, settings: GuildSettings | None = None) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from cogs.community import form_of
-from engine.manager.store import ResultLine, ResultRecord, Seat, Store, TableManners
+from cogs.table.manners import Layout, TableManners
+from store import ResultLine, ResultRecord, Seat, Store
 
 
 @pytest.fixture
@@ -104,11 +105,11 @@ def test_a_tie_of_colours_goes_to_the_most_recent_one() -> None:
 
 
 async def test_thread_and_tidy_settings_are_kept(store: Store, tmp_path: Path) -> None:
-    assert await store.layout.table_manners(10) == TableManners(10)
-    await store.layout.save_table_manners(TableManners(10, own_thread=True))
-    await store.layout.save_table_manners(TableManners(10, own_thread=True, tidy_boards=True))
-    assert await store.layout.table_manners(10) == TableManners(10, True, True)
-    assert await store.layout.table_manners(11) == TableManners(11)
+    assert await Layout(store.rows).table_manners(10) == TableManners(10)
+    await Layout(store.rows).save_table_manners(TableManners(10, own_thread=True))
+    await Layout(store.rows).save_table_manners(TableManners(10, own_thread=True, tidy_boards=True))
+    assert await Layout(store.rows).table_manners(10) == TableManners(10, True, True)
+    assert await Layout(store.rows).table_manners(11) == TableManners(11)
 
 
 def test_the_examples_in_the_docstrings_hold() -> None:

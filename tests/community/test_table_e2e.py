@@ -9,7 +9,7 @@ import re
 
 from PIL import Image
 
-from engine.manager.timers import ManualClock
+from manager.timers import ManualClock
 from tests.community.play import (
     add_computer,
     lobby_of,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot import DRAIN_SECONDS, SequenceBot, bot_class
-from engine.manager import Clock, ManualClock
+from manager import Clock, ManualClock
 from runtime.settings import ActivityLimits, Settings
 from tests.fakediscord import FakeDiscord, FakeGuild, Person
 

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from engine.manager import Store
+from manager import Store
 from tests.e2e.people import begin_game, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess

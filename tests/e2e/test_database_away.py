@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from cogs.i18n import error_text
-from engine.manager.store import StoreUnavailable
+from cogs.table.posted import Posted
+from store import StoreUnavailable
 from tests.e2e.conftest import running_bot
 from tests.fakediscord import FakeDiscord
 from tests.waiting import until
@@ -47,7 +48,7 @@ async def test_a_click_while_the_database_cannot_be_written_is_answered_privatel
                 assert store is not None
                 lobby = await (await alice.slash("sequence new", game="kids")).reply()
                 game_id = _game_of(lobby.custom_ids())
-                await until(lambda: store.posted.lobby_message(game_id),
+                await until(lambda: Posted(store.rows).lobby_message(game_id),
                             "the lobby message kept in the store")
                 public = [(m.id, m.text) for m in fake.visible_messages(guild.channel_id)]
                 await store.pragma("query_only", 1)  # the file cannot be written
@@ -63,7 +64,7 @@ async def test_a_click_while_the_database_cannot_be_written_is_answered_privatel
                 await fake.wait_for(lambda: "Bob" in lobby.text, 5, "Bob seated")
         assert fake.unhandled == []
     said = [r.getMessage() for r in caplog.records
-            if r.name == "engine.manager.store.outages"]
+            if r.name == "store.outages"]
     assert said[0] == "database cannot be written: the file is read-only; retrying"
     assert said[1].startswith("database back after ") and len(said) == 2
     assert [r.getMessage() for r in caplog.records

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from bot import SequenceBot
+from cogs.table.posted import Posted
 from tests.e2e.conftest import running_bot
 from tests.e2e.scrape import healthz
 from tests.fakediscord import FakeDiscord, FakeMessage, Person
@@ -118,7 +119,7 @@ async def table_on(db: Path) -> AsyncIterator[Table]:
                 assert store is not None
 
                 async def alice_reached() -> bool:
-                    door = await store.posted.door(alice.id)
+                    door = await Posted(store.rows).door(alice.id)
                     return door is not None and door.reached_at is not None
 
                 await until(alice_reached, "Alice's hello DM noted")

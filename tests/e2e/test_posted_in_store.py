@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.manager.store import TableManners
+from cogs.table.manners import Layout, TableManners
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import boards, turn_from_dm
 from tests.e2e.test_restart import begun
@@ -27,7 +27,7 @@ async def test_a_restart_keeps_tidying_the_board_posted_before_it(tmp_path: Path
         with fake.pointed_at():
             async with running_bot(fake, guild, db) as bot:
                 assert bot.store is not None
-                await bot.store.layout.save_table_manners(
+                await Layout(bot.store.rows).save_table_manners(
                     TableManners(guild.id, tidy_boards=True))
             async with running_bot(fake, guild, db):
                 before, mover, _ = await begun(fake, alice, bob)

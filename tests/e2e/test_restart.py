@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine.manager import Store
+from manager import Store
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import begin_game, boards, choose_first, final_board, latest_hand, whose_turn
 from tests.fakediscord import FakeDiscord, FakeMessage, Person

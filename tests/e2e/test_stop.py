@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bot import SequenceBot
-from engine.manager import Store
+from manager import Store
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import begin_game, final_board
 from tests.reliability.harness import RecordingDiscord

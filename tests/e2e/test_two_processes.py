@@ -13,8 +13,8 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from engine.manager import Store
-from engine.manager.store import TableManners
+from cogs.table.manners import Layout, TableManners
+from manager import Store
 from tests.e2e.conftest import running_bot
 from tests.e2e.people import (
     boards,
@@ -86,7 +86,7 @@ async def test_a_tidy_server_keeps_one_board_when_both_processes_post_its_boards
         one = fake.add_guild("One", shard=1)
         ann, bob = fake.add_person("Ann", one), fake.add_person("Bob", one)
         async with await Store.connect(postgres_url) as store:  # set before either starts
-            await store.layout.save_table_manners(TableManners(one.id, tidy_boards=True))
+            await Layout(store.rows).save_table_manners(TableManners(one.id, tidy_boards=True))
         async with two_processes(fake, tmp_path, postgres_url) as (p0, p1):
             first = await begin(fake, ann, bob)
             every = fake.channel_messages[one.channel_id]

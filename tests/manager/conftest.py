@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from engine.ai import RandomAgent
-from engine.manager import GameManager, ManualClock, Player, Store
-from engine.manager.events import Event
-from engine.manager.store.postgres import PostgresDatabase
+from manager import GameManager, ManualClock, Player, Store
+from manager.events import Event
+from store.postgres import PostgresDatabase
 
 ANN = Player(1, "Ann")
 BOB = Player(2, "Bob")

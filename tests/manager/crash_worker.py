@@ -16,8 +16,8 @@ import random
 import sys
 
 from engine.ai import RandomAgent
-from engine.manager import GameManager, Player, Store, SystemClock
-from engine.manager.events import Event, Moved
+from manager import GameManager, Player, Store, SystemClock
+from manager.events import Event, Moved
 
 GUILD = 77
 CHANNELS = (1, 2, 3, 4)

@@ -1,4 +1,4 @@
-"""Scheduled work as rows any process claims (issue 17, engine/manager/chores.py).
+"""Scheduled work as rows any process claims (issue 17, manager/chores.py).
 
 Each "process" is a GameManager with its own store on one PostgreSQL, as in
 test_sharing.py. A computer player's turn, a turn reminder, a turn timer running out and an
@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, Store
-from engine.manager.deadlines import CHORE_CLAIM
-from engine.manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimedOut
-from engine.manager.sharing.shared_database import RESTART_GRACE
-from engine.manager.store.postgres import PostgresDatabase
-from engine.manager.store.shared import SharedGames
+from manager import GameManager, ManualClock, Store
+from manager.deadlines import CHORE_CLAIM
+from manager.events import LobbyCancelled, Moved, TurnReminder, TurnTimedOut
+from manager.sharing.shared_database import RESTART_GRACE
+from store.postgres import PostgresDatabase
+from store.shared import SharedGames
 from tests.manager.conftest import (
     ANN,
     BOB,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from engine.manager import GameManager, GameOver, ManualClock, Store
-from engine.manager.events import Event
+from manager import GameManager, GameOver, ManualClock, Store
+from manager.events import Event
 
 from .conftest import ANN, CHANNEL, GUILD, OpenStore, make_manager
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import replay
-from engine.manager import GameManager, ManualClock, Store
+from manager import GameManager, ManualClock, Store
 
 from .conftest import random_agent
 

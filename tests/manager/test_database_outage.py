@@ -22,17 +22,17 @@ from typing import Protocol
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Moved, Player, ShowAgain, TurnReminder, TurnTimedOut
-from engine.manager.store import StoreUnavailable
-from engine.manager.store.outages import Outages
-from engine.manager.store.postgres import unavailable_reason
+from manager import GameManager, ManualClock, Store
+from manager.events import Moved, Player, ShowAgain, TurnReminder, TurnTimedOut
+from store import StoreUnavailable
+from store.outages import Outages
+from store.postgres import unavailable_reason
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
 from tests.sqlite_lock import another_program_holds_the_write_lock
 from tests.waiting import until
 from tools.pg_server import PostgresServer
 
-OUTAGE_LOG = "engine.manager.store.outages"
+OUTAGE_LOG = "store.outages"
 #: Games played side by side until the file is full (their moves fill its last pages;
 #: enough that they do long before all of them end).
 GAMES_TO_FILL = 20

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, Moved, Store
-from engine.manager.store import CommitUnknown, StoreUnavailable
+from manager import GameManager, ManualClock, Moved, Store
+from store import CommitUnknown, StoreUnavailable
 from tests.pg_proxy import PostgresProxy
 from tests.waiting import until
 from tools.pg_server import PostgresServer

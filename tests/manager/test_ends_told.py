@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from engine.factory import load
-from engine.manager import GameManager, GameOver, ManualClock, Moved, Store
-from engine.manager.events import Event, TurnStarted
+from manager import GameManager, GameOver, ManualClock, Moved, Store
+from manager.events import Event, TurnStarted
 
 from .conftest import ANN, CHANNEL, GUILD, make_manager
 

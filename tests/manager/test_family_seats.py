@@ -13,7 +13,7 @@ import random
 import pytest
 
 from engine import Refusal
-from engine.manager import GameManager, ManualClock, Player
+from manager import GameManager, ManualClock, Player
 
 from .conftest import ANN, BOB, CHANNEL, GUILD, OpenStore, make_manager
 

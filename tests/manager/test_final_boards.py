@@ -3,7 +3,7 @@ that board got out, so a restart (or another process) posts exactly the missing 
 
 from __future__ import annotations
 
-from engine.manager import GameManager, GameOver
+from manager import GameManager, GameOver
 
 from .conftest import ANN, BOB, CHANNEL, Recorder, two_player_game
 

@@ -7,7 +7,7 @@ import pytest
 
 from engine import Refusal
 from engine.ai import Explanation, make_agent
-from engine.manager import GameManager, Hint
+from manager import GameManager, Hint
 
 from .conftest import ANN, BOB, CAT, CHANNEL, GUILD, two_player_game
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, TurnReminder, TurnTimedOut
+from manager import GameManager, ManualClock, TurnReminder, TurnTimedOut
 from tests.waiting import until
 
 from .conftest import ANN, BOB, CHANNEL, GUILD, OpenStore, Recorder, make_manager

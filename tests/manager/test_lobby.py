@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import InvalidOptions, Refusal
-from engine.manager import (
+from manager import (
     GameManager,
     GameStarted,
     LobbyCancelled,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import Refusal
-from engine.manager import GameManager, Offer, Player
+from manager import GameManager, Offer, Player
 
 from .conftest import ANN, BOB, CAT, CHANNEL, DAN, EVE, GUILD, two_player_game
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import Event
-from engine.manager.outbox import Outbox
-from engine.manager.store.postgres import PostgresDatabase
-from engine.manager.store.shared import SharedGames
+from manager import GameManager, ManualClock, Store
+from manager.events import Event
+from manager.outbox import Outbox
+from store.postgres import PostgresDatabase
+from store.shared import SharedGames
 
 from .conftest import ANN, BOB, GUILD, make_manager
 from .test_sharing import Hangs

@@ -8,7 +8,7 @@ import random
 from collections import Counter, defaultdict
 
 from engine import Refusal, replay
-from engine.manager import Event, GameManager, Moved, Player, Store
+from manager import Event, GameManager, Moved, Player, Store
 
 from .conftest import ANN, GUILD, Recorder, two_player_game
 

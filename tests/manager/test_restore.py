@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from engine.manager import GameOver, ManualClock
-from engine.manager.store.backend import Tx
+from manager import GameOver, ManualClock
+from store.backend import Tx
 
 from .conftest import ANN, CHANNEL, GUILD, OpenStore, Recorder, make_manager, two_player_game
 

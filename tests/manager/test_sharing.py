@@ -1,4 +1,4 @@
-"""Two processes on one PostgreSQL share every game (issue 17, engine/manager/sharing.py).
+"""Two processes on one PostgreSQL share every game (issue 17, manager/sharing.py).
 
 Each "process" here is a GameManager with its own store (its own connection pool) on the
 same database, as two ``python bot.py`` processes are. Discord sends a DM click to whichever
@@ -17,11 +17,11 @@ import asyncpg
 import pytest
 
 from engine import Refusal
-from engine.manager import GameManager, ManualClock, Store
-from engine.manager.events import GameOver, Moved, ShowAgain
-from engine.manager.sharing.shared_database import RESTART_GRACE
-from engine.manager.store.postgres import SESSION_PREFIX, PostgresDatabase
-from engine.manager.store.shared import CHANNEL as NOTICES
+from manager import GameManager, ManualClock, Store
+from manager.events import GameOver, Moved, ShowAgain
+from manager.sharing.shared_database import RESTART_GRACE
+from store.postgres import SESSION_PREFIX, PostgresDatabase
+from store.shared import CHANNEL as NOTICES
 from tests.manager.conftest import ANN, BOB, GUILD, Recorder, make_manager, server_up_for
 from tests.waiting import until
 
@@ -398,7 +398,7 @@ async def test_a_promise_is_kept_though_a_refused_click_held_the_game_as_its_tel
     nothing, so the move's promise must be marked kept when its telling ends, not left to
     run out (another process would then show the table again, and every check of "all
     told" waits for it: the two-process tidy-board test failed so)."""
-    from engine.manager.store.shared import SharedGames
+    from store.shared import SharedGames
     from tests.manager.conftest import two_player_game
 
     a, b = two

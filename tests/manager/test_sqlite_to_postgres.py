@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager import GameOver, ManualClock, Store
-from engine.manager.store import TableManners
+from cogs.table.manners import Layout, TableManners
+from manager import GameOver, ManualClock, Store
 from tools.sqlite_to_postgres import CopyRefused, copy
 
 from .conftest import BOB, CAT, CHANNEL, GUILD, Recorder, make_manager, play_out, two_player_game
@@ -22,7 +22,7 @@ async def test_a_game_half_played_on_sqlite_is_finished_on_postgres(
     m = make_manager(store, clock)
     await m.start(run_timers=False)
     await m.set_guild_settings(GUILD, turn_timer=120, defaults={"dice": {"sequence_length": 5}})
-    await store.layout.save_table_manners(TableManners(GUILD, own_thread=True), now=5)
+    await Layout(store.rows).save_table_manners(TableManners(GUILD, own_thread=True), now=5)
     done = await two_player_game(m, "dice", channel=CHANNEL + 1)
     await play_out(m, done, random.Random(1))  # a finished game: results to copy
     gid = await two_player_game(m, "kids")
@@ -52,7 +52,7 @@ async def test_a_game_half_played_on_sqlite_is_finished_on_postgres(
     assert m.table_for_channel(CHANNEL + 2) is not None
     assert (await store.standings.stats(BOB.user_id)) == bob_before
     assert (await store.games.guild_settings(GUILD)).turn_timer == 120
-    assert (await store.layout.table_manners(GUILD)).own_thread
+    assert (await Layout(store.rows).table_manners(GUILD)).own_thread
     await play_out(m, gid, rng)
     over = rec.of(GameOver)
     assert len(over) == 1 and over[0].game_id == gid

@@ -12,18 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager.store import (
+from cogs.table.manners import Layout, TableManners
+from store import (
     GameLog,
     GuildSettings,
     IntegrityError,
-    Layout,
     ResultRecord,
     SchemaTooNew,
     Seat,
     Standings,
     Store,
     StoreError,
-    TableManners,
     migration_files,
 )
 
@@ -152,12 +151,14 @@ async def test_a_database_of_a_newer_bot_is_refused_and_left_untouched(db_path: 
     assert not db_path.with_name(db_path.name + "-wal").exists()
 
 
-async def test_the_three_owners_share_one_connection(store: Store) -> None:
+async def test_the_owners_share_one_connection(store: Store) -> None:
+    """The game log and the standings, and the rows the Discord side keeps in the same
+    database (``Store.rows``: its layouts here)."""
     gid = await store.games.create_lobby("kids", {}, 1, 3, 5, [Seat(0, 5, "A")],
                                          lobby_deadline=None, on_leave="skip", now=0)
     assert gid is not None
-    await store.layout.save_table_manners(TableManners(1, own_thread=True))
-    assert await store.layout.thread_guilds() == {1}
+    layout = Layout(store.rows)
+    await layout.save_table_manners(TableManners(1, own_thread=True))
+    assert await layout.thread_guilds() == {1}
     assert (await store.standings.stats(5)).games == 0
     assert isinstance(store.games, GameLog) and isinstance(store.standings, Standings)
-    assert isinstance(store.layout, Layout)

@@ -12,7 +12,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engine.manager.store import (
+from store import (
     MIGRATIONS,
     POSTGRES_MIGRATIONS,
     GuildSettings,
@@ -172,7 +172,7 @@ async def _last_query_of(url: str, pid: int) -> str:
 async def test_a_pooled_connection_still_holding_a_lock_lets_it_go_on_its_way_back(
     postgres_url: str
 ) -> None:
-    from engine.manager.store.postgres import PostgresDatabase
+    from store.postgres import PostgresDatabase
 
     db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
     try:
@@ -192,8 +192,8 @@ async def test_a_pooled_connection_still_holding_a_lock_lets_it_go_on_its_way_ba
 async def test_a_pooled_connection_that_let_its_lock_go_returns_without_a_reset(
     postgres_url: str
 ) -> None:
-    from engine.manager.store.postgres import PostgresDatabase
-    from engine.manager.store.session_locks import UNLOCK_TWO
+    from store.postgres import PostgresDatabase
+    from store.session_locks import UNLOCK_TWO
 
     db = await PostgresDatabase.connect(postgres_url, min_size=1, max_size=1)
     try:
@@ -217,7 +217,7 @@ async def test_a_connect_cancelled_at_any_moment_leaves_no_unread_error_and_no_s
     are let finish and closed instead, whichever moment the cancellation comes."""
     import gc
 
-    from engine.manager.store.postgres import PostgresDatabase, connect_whole
+    from store.postgres import PostgresDatabase, connect_whole
 
     loop = asyncio.get_running_loop()
     unread: list[str] = []

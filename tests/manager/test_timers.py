@@ -4,7 +4,7 @@ keeps every deadline."""
 
 from __future__ import annotations
 
-from engine.manager import (
+from manager import (
     GameManager,
     GameOver,
     LobbyCancelled,

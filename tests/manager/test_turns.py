@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, Refusal, replay
-from engine.manager import (
+from manager import (
     GameManager,
     GameOver,
     HandChanged,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager import GameManager, ManualClock, Moved, Seat, Store
-from engine.manager.store import IntegrityError, StoreUnavailable
+from manager import GameManager, ManualClock, Moved, Seat, Store
+from store import IntegrityError, StoreUnavailable
 from tests.sqlite_lock import another_program_holds_the_write_lock
 
 from .conftest import ANN, CHANNEL, GUILD, Recorder, two_player_game

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.manager import OPEN
+from manager import OPEN
 from tests.waiting import until
 
 from .harness import (

@@ -29,7 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.manager.store import Store, TableManners
+from cogs.table.manners import Layout, TableManners
+from store import Store
 from tests.e2e.people import boards, choose_first, whose_turn
 from tests.fakediscord import ClientRefused, FakeDiscord, FakeMessage, Person
 from tests.reliability.harness import BotProcess, board_messages, error_lines
@@ -84,7 +85,7 @@ async def prepare_database(url: str, tidy_guilds: list[int]) -> None:
     """Migrate the database and make the computer servers tidy, before any bot starts."""
     async with await Store.connect(url) as store:
         for guild_id in tidy_guilds:
-            await store.layout.save_table_manners(TableManners(guild_id, tidy_boards=True))
+            await Layout(store.rows).save_table_manners(TableManners(guild_id, tidy_boards=True))
 
 
 def newest_board_id(fake: FakeDiscord, channel_id: int) -> int:

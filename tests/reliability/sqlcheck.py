@@ -18,7 +18,7 @@ EXECUTE = {"execute", "executemany", "executescript", "execute_fetchall", "execu
            # asyncpg's own (the PostgreSQL backend)
            "fetchrow", "fetchval", "fetch"}
 
-#: Functions that only renumber a statement's placeholders (engine/manager/store).
+#: Functions that only renumber a statement's placeholders (store).
 RENUMBERING = {"numbered", "_sql"}
 
 

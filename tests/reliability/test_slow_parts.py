@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import cogs.table.pictures
-from engine.manager.store import GameLog
-from engine.manager.store.connection import Connection
+from store import GameLog
+from store.connection import Connection
 
 from .harness import board_messages, unhandled_lines
 from .players import Player

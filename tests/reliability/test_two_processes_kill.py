@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager import Store
+from manager import Store
 from tests.e2e.people import (
     Turn,
     boards,

@@ -40,7 +40,7 @@ from typing import Any
 
 import asyncpg
 
-from engine.manager import OPEN
+from manager import OPEN
 from tests.e2e.processes import shard_process
 from tests.fakediscord import FakeGuild, FakeMessage, Person
 from tests.waiting import until

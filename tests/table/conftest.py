@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.manager import ManualClock
+from manager import ManualClock
 from tests.e2e.conftest import World, make_world, world  # noqa: F401  (the fixture)
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cogs.table.dm_memory import DmMemory
-from engine.manager import Store
-from engine.manager.store import DmHand
+from cogs.table.posted import DmHand, Posted
+from manager import Store
 from tests.e2e.conftest import World
 from tests.e2e.people import latest_hand
 from tests.waiting import until
@@ -45,7 +45,7 @@ class Opener:
 
 
 async def test_two_dms_starting_at_once_open_the_persons_channel_once(store: Store) -> None:
-    memory, opener = DmMemory(store.posted), Opener()
+    memory, opener = DmMemory(Posted(store.rows)), Opener()
     opener.answer.clear()  # the first request is still on its way when the second comes
     hello = asyncio.create_task(memory.channel(7, opener.of(7)))
     hand = asyncio.create_task(memory.channel(7, opener.of(7)))
@@ -54,14 +54,14 @@ async def test_two_dms_starting_at_once_open_the_persons_channel_once(store: Sto
     assert await hello == await hand == 10_001
     assert opener.opened == [7]
     assert memory.held()["opening"] == 0
-    assert (await store.posted.door(7)).dm_channel == 10_001  # type: ignore[union-attr]
+    assert (await Posted(store.rows).door(7)).dm_channel == 10_001  # type: ignore[union-attr]
 
 
 async def test_a_channel_the_store_knows_is_not_opened_again_after_a_restart(
         store: Store) -> None:
     opener = Opener()
-    first = await DmMemory(store.posted).channel(7, opener.of(7))
-    again = DmMemory(store.posted)  # the next process on the same database
+    first = await DmMemory(Posted(store.rows)).channel(7, opener.of(7))
+    again = DmMemory(Posted(store.rows))  # the next process on the same database
     assert await again.channel(7, opener.of(7)) == first
     assert await again.is_dm_of(7, first)
     assert opener.opened == [7]
@@ -69,7 +69,7 @@ async def test_a_channel_the_store_knows_is_not_opened_again_after_a_restart(
 
 async def test_the_doors_held_are_bounded_and_a_door_let_go_is_asked_of_the_store(
         store: Store) -> None:
-    memory, opener = DmMemory(store.posted, doors_held=3), Opener()
+    memory, opener = DmMemory(Posted(store.rows), doors_held=3), Opener()
     for user in range(10):
         await memory.channel(user, opener.of(user))
         await memory.reached(user)
@@ -81,10 +81,10 @@ async def test_the_doors_held_are_bounded_and_a_door_let_go_is_asked_of_the_stor
 
 async def test_a_door_refused_and_reached_is_known_to_the_next_process(store: Store) -> None:
     now = [1000.0]
-    memory = DmMemory(store.posted, clock=lambda: now[0])
+    memory = DmMemory(Posted(store.rows), clock=lambda: now[0])
     await memory.refused(5)
     await memory.reached(6)
-    again = DmMemory(store.posted, clock=lambda: now[0])
+    again = DmMemory(Posted(store.rows), clock=lambda: now[0])
     assert await again.refused_lately(5) and not await again.reached_before(5)
     assert not await again.refused_lately(6) and await again.reached_before(6)
     now[0] += 600  # ten minutes on, a refused door is knocked on once more
@@ -93,18 +93,18 @@ async def test_a_door_refused_and_reached_is_known_to_the_next_process(store: St
 
 async def test_a_clicks_note_is_read_back_at_once_and_written_with_the_others(
         store: Store) -> None:
-    memory = DmMemory(store.posted, note_after=0.05)
+    memory = DmMemory(Posted(store.rows), note_after=0.05)
     dealt = [DmHand(3, seat, 40 + seat, 400 + seat, 7000 + seat, "hand:lion") for seat in (0, 1)]
     for hand in dealt:
         await memory.hand_shows(hand)  # a message new to the seat: written at once
-    assert await store.posted.dm_hand(3, 0) == dealt[0]
+    assert await Posted(store.rows).dm_hand(3, 0) == dealt[0]
     for hand in dealt:  # the new hand after a move, shown by the click's answer
         await memory.hand_shows(DmHand(3, hand.seat, hand.user_id, hand.dm_channel,
                                        hand.message_id, "hand:bear"))
     assert (await memory.kept_hand(3, 1)).shows == "hand:bear"  # type: ignore[union-attr]
 
     async def written() -> bool:
-        rows = [await store.posted.dm_hand(3, seat) for seat in (0, 1)]
+        rows = [await Posted(store.rows).dm_hand(3, seat) for seat in (0, 1)]
         return all(row is not None and row.shows == "hand:bear" for row in rows)
 
     await until(written, "both notes in the store")
@@ -112,12 +112,12 @@ async def test_a_clicks_note_is_read_back_at_once_and_written_with_the_others(
 
 
 async def test_the_notes_waiting_are_written_when_the_bot_stops(store: Store) -> None:
-    memory = DmMemory(store.posted, note_after=3600)
+    memory = DmMemory(Posted(store.rows), note_after=3600)
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "choice:2"))
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion"))  # back to the cards
-    assert (await store.posted.dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
+    assert (await Posted(store.rows).dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
     await memory.close()
-    assert (await store.posted.dm_hand(3, 0)).shows == "hand:lion"  # type: ignore[union-attr]
+    assert (await Posted(store.rows).dm_hand(3, 0)).shows == "hand:lion"  # type: ignore[union-attr]
 
 
 async def test_a_hand_message_that_stops_showing_the_cards_is_kept_at_once(
@@ -125,15 +125,15 @@ async def test_a_hand_message_that_stops_showing_the_cards_is_kept_at_once(
     """A card tapped turns the hand into its numbered spaces: that is in the store before
     the next moment, so a process killed then leaves no row saying the cards are shown
     (a restart would leave the numbers of a move never kept in the DM)."""
-    memory = DmMemory(store.posted, note_after=3600)
+    memory = DmMemory(Posted(store.rows), note_after=3600)
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion,bear"))
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "choice:2"))
-    assert (await store.posted.dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
+    assert (await Posted(store.rows).dm_hand(3, 0)).shows == "choice:2"  # type: ignore[union-attr]
     assert memory.held()["notes"] == 0
 
 
 async def test_a_finished_games_hand_rows_leave_the_memory(store: Store) -> None:
-    memory = DmMemory(store.posted)
+    memory = DmMemory(Posted(store.rows))
     await memory.hand_shows(DmHand(3, 0, 40, 400, 7000, "hand:lion"))
     await memory.hand_shows(DmHand(4, 0, 40, 400, 7001, "hand:bear"))
     memory.forget(3)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cogs.table.hands import hand_cards
 from engine.factory import load
-from engine.manager import Store, TableView
+from manager import Store, TableView
 from tests.community.play import lobby_of, seat, start
 from tests.community.test_table_e2e import timed_game
 from tests.e2e.conftest import World, running_bot

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cogs.table import hands, messages
-from engine.manager import Moved, Seat, TableView
+from manager import Moved, Seat, TableView
 
 
 def dice_table() -> TableView:
