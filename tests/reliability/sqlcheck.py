@@ -114,7 +114,8 @@ class _Checker:
 def unsafe_sql(paths: list[Path] | None = None) -> list[Site]:
     """Every execute-like call whose statement is not built from constants."""
     if paths is None:
-        paths = [p for folder in ("engine", "cogs", "render", "tools", "bench")
+        paths = [p for folder in ("engine", "store", "manager", "cogs", "activity", "runtime",
+                                  "render", "tools", "bench")
                  for p in (ROOT / folder).rglob("*.py")] + [ROOT / "bot.py"]
     out = []
     for path in sorted(paths):
