@@ -234,7 +234,9 @@ def said_as_outages(outages: Outages, reason_of: Callable[[BaseException], str |
     (``reason_of`` gives the reason, None for anything else) become ``StoreUnavailable``,
     and ``outages`` hears of it; any other error is left as it is (a bug, or a refusal such
     as a broken unique key). ``answered``: an answer tells ``outages`` the database is
-    there (a backend that knows better, SQLite, says so itself)."""
+    there (a backend that knows better, SQLite, says so itself), if it answers a question
+    asked since the outage began (``Outages.answered``)."""
+    asked_at = outages.now()
     try:
         yield
     except Exception as exc:
@@ -244,4 +246,4 @@ def said_as_outages(outages: Outages, reason_of: Callable[[BaseException], str |
         outages.failed(reason)
         raise StoreUnavailable(reason) from exc
     if answered:
-        outages.answered()
+        outages.answered(asked_at)

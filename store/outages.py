@@ -11,6 +11,9 @@ and the first answer after it in one line, with how long it lasted:
     WARNING database unreachable: connection refused; retrying
     INFO    database back after 5.2 s
 
+An answer ends an outage only if it answers a question asked since the outage began: one
+asked before may have been on its way as the database stopped (``answered``).
+
 Callers then raise ``StoreUnavailable`` and log nothing of their own. Background work that
 must go on (a computer player's turn) waits with ``wait_to_retry``: woken as soon as the
 database answers again, or after ``retry_every`` seconds to try once more.
@@ -98,9 +101,18 @@ class Outages:
                 self._probing = asyncio.get_running_loop().create_task(
                     self._ask_until_answered(), name="database-probe")
 
-    def answered(self) -> None:
-        """An operation got its answer: if the database was away, it is back."""
-        if self._since is None:
+    def now(self) -> float:
+        """This object's time: when an operation asks (``answered``'s ``asked_at``)."""
+        return self._clock()
+
+    def answered(self, asked_at: float | None = None) -> None:
+        """An operation got its answer: if the database was away, it is back.
+        ``asked_at`` (``now()`` as it asked): an answer to a question asked before the
+        outage began says nothing of the database now. It may have been on its way as
+        the database stopped, and come in after another operation had met the outage: a
+        move's COMMIT answered just before PostgreSQL stopped was taken for the database
+        back, and the outage said a second time the moment after."""
+        if self._since is None or (asked_at is not None and asked_at < self._since):
             return
         self._back_at = self._clock()
         lasted = self._back_at - self._since

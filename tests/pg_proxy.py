@@ -10,6 +10,12 @@ server's answer and the cut (a test stops the server there: the bot then also fi
 database gone when it asks what happened). ``forward=False`` drops the COMMIT itself
 instead: the server rolls back, and the bot is as unsure as before.
 
+``stop_at_commit`` loses nothing: the COMMIT goes to the server, the server's answer is
+held while the test's hook stops the server, and then it goes on to the bot. The bot
+knows its change is kept, and everything it does after it meets the database gone: a
+database that goes away the moment a change is committed, with nothing after that change
+able to reach it first (a computer player's move after the one committed, say).
+
 It runs in a thread of its own, with its own event loop, so a test process busy with a
 fake Discord and two bots (a slow machine) does not slow every database round trip of
 those bots down with it. It reads PostgreSQL's wire protocol only as far as it must: the
@@ -45,6 +51,8 @@ class Cut:
     of: bytes
     forward: bool
     before_answer: Callable[[], None] | None
+    #: the server's answer goes on to the client once ``before_answer`` ran (no cut)
+    answer: bool = False
     done: threading.Event = field(default_factory=threading.Event)
     at: float | None = None
     #: the statement that marked the transaction (for the test's report)
@@ -114,6 +122,14 @@ class PostgresProxy:
             self._cut = Cut(of, forward, before_answer)
             return self._cut
 
+    def stop_at_commit(self, of: bytes, stop: Callable[[], None]) -> Cut:
+        """Arm one stop (see the module's docstring): ``stop`` runs once the server has
+        answered the next COMMIT of a transaction that ran a statement containing ``of``,
+        and only then does the answer go on. ``Cut.happened()`` returns once it has."""
+        with self._armed:
+            self._cut = Cut(of, True, stop, answer=True)
+            return self._cut
+
     # -- one client's link ---------------------------------------------------------------
 
     async def _link(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter
@@ -156,7 +172,9 @@ class _Link:
         self._statements: dict[bytes, bytes] = {}  # prepared statement name -> its SQL
         self._marked: Cut | None = None  # the transaction ran the armed statement
         self._swallowing: Cut | None = None  # the COMMIT is out: its answer is thrown away
+        self._holding: list[bytes] | None = None  # the COMMIT is out: its answer waits here
         self._answered = asyncio.Event()
+        self._let_go = asyncio.Event()  # the held answer may go on to the client
         # what the server sends before its framed messages, in order, as the client asks:
         # "byte" (its one-byte answer to an SSL or GSS request), then "framed" (the
         # start-up message went: everything from here has a type and a length)
@@ -200,6 +218,9 @@ class _Link:
             body = await reader.readexactly(length - 4)
             message = kind + head + body
             cut = self._watch(kind, body)
+            if cut is not None and cut.answer:
+                await self._commit_held(cut, message)
+                continue
             if cut is not None:
                 await self._commit_cut(cut, message)
                 return
@@ -247,6 +268,18 @@ class _Link:
         self.close()
         cut.done.set()
 
+    async def _commit_held(self, cut: Cut, commit: bytes) -> None:
+        self._holding = []
+        self._server_w.write(commit)
+        await self._server_w.drain()
+        await self._answered.wait()  # the server committed and said so: held meanwhile
+        if cut.before_answer is not None:
+            await asyncio.to_thread(cut.before_answer)
+        cut.at = time.perf_counter()
+        log.info("held the answer to a COMMIT (%s) until the hook ran", cut.statement)
+        self._let_go.set()
+        cut.done.set()
+
     async def _server_to_client(self) -> None:
         reader = self._server_r
         while await self._startup.get() == "byte":
@@ -257,6 +290,17 @@ class _Link:
             head = await reader.readexactly(4)
             (length,) = struct.unpack("!I", head)
             body = await reader.readexactly(length - 4)
+            if self._holding is not None:
+                self._holding.append(kind + head + body)
+                if kind == b"Z":
+                    # the answer is whole: it goes on once the test's hook ran (what the
+                    # server says after it, stopping, follows as it comes)
+                    self._answered.set()
+                    await self._let_go.wait()
+                    held, self._holding = self._holding, None
+                    self._client_w.write(b"".join(held))
+                    await self._client_w.drain()
+                continue
             if self._swallowing is not None:
                 if kind == b"Z":
                     # answered: read no more (the cut closes the link, after the test's

@@ -28,6 +28,7 @@ from store import StoreUnavailable
 from store.outages import Outages
 from store.postgres import unavailable_reason
 from tests.manager.conftest import ANN, BOB, CHANNEL, GUILD, Recorder, make_manager
+from tests.pg_proxy import PostgresProxy
 from tests.sqlite_lock import another_program_holds_the_write_lock
 from tests.waiting import until
 from tools.pg_server import PostgresServer
@@ -473,5 +474,87 @@ async def test_a_database_that_stops_answering_is_taken_for_away_before_a_click_
             await manager.catch_up(gid)
             moved = await manager.submit(gid, *mover(manager, gid))
             assert moved.ply == 0
+        finally:
+            await manager.close()
+
+
+async def test_a_database_gone_the_moment_a_move_was_committed_is_not_taken_for_back(
+        pausable_postgres: PostgresServer, clock: ManualClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """PostgreSQL answers a move's COMMIT and stops before the answer reaches the bot
+    (``tests/pg_proxy.py`` holds it meanwhile): the move is kept and told, and what follows
+    the commit meets the database gone. Nothing asked before the outage began says it is
+    back, the end of the move's hold on the game's lock included: the outage goes on, said
+    once, until the database answers again. (The lock's end was taken for an answer: the
+    log said "database back after 0.0 s" while it was away, and the outage again a moment
+    later; the two-process outage test, stopping the database at a commit, failed on it
+    every time.)"""
+    caplog.set_level(logging.INFO)
+    async with PostgresProxy(pausable_postgres) as proxy, \
+            await Store.connect(proxy.url()) as store:
+        manager = make_manager(store, clock)
+        heard = Recorder()
+        manager.add_listener(heard)
+        await manager.start(run_timers=False)
+        try:
+            gid = await game(manager)
+            user, action = mover(manager, gid)
+            stop = proxy.stop_at_commit(b"INSERT INTO actions", pausable_postgres.pause)
+            moved = await manager.submit(gid, user, action, expected_ply=0)
+            assert stop.done.is_set(), "the database stopped as it committed the move"
+            assert moved.ply == 0 and [m.ply for m in heard.of(Moved)] == [0], "kept, told"
+            assert store.outages.down, "the database is still away"
+            with pytest.raises(StoreUnavailable):
+                await manager.catch_up(gid)
+            said = [r.getMessage() for r in caplog.records if r.name == OUTAGE_LOG]
+            assert len(said) == 1 and said[0].startswith("database unreachable: "), said
+            await asyncio.to_thread(pausable_postgres.resume)
+            await until(lambda: not store.outages.down, "the database to answer again")
+            said = [r.getMessage() for r in caplog.records if r.name == OUTAGE_LOG]
+            assert len(said) == 2 and said[1].startswith("database back after "), said
+            assert store.outages.outages == 1
+            record = await manager.load_record(gid)
+            assert record is not None and record.actions == [action]
+        finally:
+            await manager.close()
+
+
+async def test_an_answer_that_was_on_its_way_as_the_database_stopped_does_not_end_the_outage(
+        pausable_postgres: PostgresServer, clock: ManualClock,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """PostgreSQL answers a move's COMMIT and stops; before that answer reaches the bot
+    (``tests/pg_proxy.py`` holds it), another use of the database meets the outage. The
+    answer then comes: it was asked before the outage began, so it says nothing of the
+    database now. (It was taken for the database back: "database back after 0.0 s", and
+    the outage said a second time by the next use, a moment later.)"""
+    caplog.set_level(logging.INFO)
+    loop = asyncio.get_running_loop()
+    async with PostgresProxy(pausable_postgres) as proxy, \
+            await Store.connect(proxy.url()) as store:
+        manager = make_manager(store, clock)
+        await manager.start(run_timers=False)
+        try:
+            gid = await game(manager)
+            user, action = mover(manager, gid)
+
+            async def meet_the_outage() -> None:
+                with pytest.raises(StoreUnavailable):
+                    await store.games.guild_settings(GUILD)
+
+            def stop() -> None:  # (in the proxy's thread, the COMMIT's answer held)
+                pausable_postgres.pause()
+                asyncio.run_coroutine_threadsafe(meet_the_outage(), loop).result(30)
+
+            proxy.stop_at_commit(b"INSERT INTO actions", stop)
+            moved = await manager.submit(gid, user, action, expected_ply=0)
+            assert moved.ply == 0, "kept"
+            assert store.outages.down, "the database is still away"
+            said = [r.getMessage() for r in caplog.records if r.name == OUTAGE_LOG]
+            assert len(said) == 1 and said[0].startswith("database unreachable: "), said
+            await asyncio.to_thread(pausable_postgres.resume)
+            await until(lambda: not store.outages.down, "the database to answer again")
+            said = [r.getMessage() for r in caplog.records if r.name == OUTAGE_LOG]
+            assert len(said) == 2 and said[1].startswith("database back after "), said
+            assert store.outages.outages == 1
         finally:
             await manager.close()

@@ -4,8 +4,9 @@
 server on shard 1, two bot processes running shards 0 and 1, Ann and Bob and a computer
 player at one table) and what a person does and sees: a turn played from the DMs (every
 move whose "Played: ..." came on the hand message is noted: acknowledged), a click answered, the
-database stopped and started again. Everything that happens is put on a ``Timeline`` in
-seconds since the database stopped, which the test prints as its report.
+database stopped (the moment it commits a move: ``stop_at_commit``) and started again.
+Everything that happens is put on a ``Timeline`` in seconds since the database stopped,
+which the test prints as its report.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from tests.e2e.people import (
 )
 from tests.e2e.scrape import healthz
 from tests.fakediscord import FakeDiscord, FakeGuild, FakeMessage, Interaction, Person
+from tests.pg_proxy import Cut, PostgresProxy
 from tests.waiting import until
 from tools.pg_server import PostgresServer, free_port
 
@@ -44,8 +46,8 @@ from .harness import BotProcess
 logger = logging.getLogger(__name__)
 
 PLAYED = "Played: "
-#: A computer player's pause before it moves (the bot's default is 1.5 s): long enough that
-#: the database is stopped while the computer to move after Bob still waits to move.
+#: A computer player's pause before it moves (the bot's default is 1.5 s), so that people
+#: (and the tests) can follow.
 COMPUTER_DELAY = 2.0
 
 
@@ -78,9 +80,11 @@ class Timeline:
     def mark(self, what: str, at: float | None = None) -> None:
         self.moments.append((time.perf_counter() if at is None else at, what))
 
-    def report(self) -> str:
+    def report(self, also: list[tuple[float, str]] | None = None) -> str:
+        """The moments (and ``also``'s: (perf_counter, what)), in order."""
         zero = self.stopped_at or 0.0
-        return "\n".join(f"{at - zero:+8.3f} s  {what}" for at, what in sorted(self.moments))
+        return "\n".join(f"{at - zero:+8.3f} s  {what}"
+                         for at, what in sorted([*self.moments, *(also or [])]))
 
 
 @dataclass
@@ -95,19 +99,38 @@ class Outage:
     timeline: Timeline = field(default_factory=Timeline)
     acknowledged: list[tuple[int, str]] = field(default_factory=list)  # (ply, action)
     game_id: int = 0
+    _stop_took: float = field(default=0.0, init=False)  # pg_ctl stop, s (stop_at_commit)
 
     @property
     def channel(self) -> int:
         return self.guild.channel_id
 
     # -- the database --------------------------------------------------------------------
-    async def stop_database(self) -> None:
-        """``pg_ctl stop -m fast``: every connection of both processes is cut."""
-        began = time.perf_counter()
-        await asyncio.to_thread(self.server.pause)
-        self.timeline.stopped_at, self.timeline.stopped_wall = time.perf_counter(), time.time()
-        self.timeline.mark(f"database stopped (pg_ctl stop -m fast took "
-                           f"{self.timeline.stopped_at - began:.2f} s)")
+    def stop_at_commit(self, proxy: PostgresProxy) -> Cut:
+        """Arm the outage: the database is stopped (``pg_ctl stop -m fast``: every
+        connection of both processes cut) the moment it has committed the next move, before
+        the process that made the move hears so (``proxy``, between the processes and the
+        database, holds the answer meanwhile). Nothing that follows the move can reach the
+        database first, however slow the machine: the computer player to move after it
+        waits for the move's answer before it even looks. (Stopped once the test had read
+        the move's "Played", the computer's pause had sometimes run out before: a slow
+        answer had used it up, its move was made before the outage, and the test waited
+        for a board nobody owed.)"""
+        def stop() -> None:  # (in the proxy's thread, the move's answer held)
+            began = time.perf_counter()
+            self.server.pause()
+            self.timeline.stopped_at, self.timeline.stopped_wall = (time.perf_counter(),
+                                                                    time.time())
+            self._stop_took = self.timeline.stopped_at - began
+
+        return proxy.stop_at_commit(b"INSERT INTO actions", stop)
+
+    async def stopped(self, stop: Cut) -> None:
+        """Once the armed stop happened (its move's answer then went on to the bot)."""
+        await stop.happened(30)
+        self.timeline.mark(f"database stopped as it committed the move, before the bot "
+                           f"heard so (pg_ctl stop -m fast took {self._stop_took:.2f} s)",
+                           self.timeline.stopped_at)
 
     async def start_database(self, after: float) -> None:
         """Start it again, same data and port, once it has been down ``after`` seconds."""
@@ -127,6 +150,13 @@ class Outage:
         finally:
             await conn.close()
         return {int(r[0]): (r[1], str(r[2]), float(r[3])) for r in rows}
+
+    def report(self) -> str:
+        """The timeline with every board of the channel on it, as it came: which moves
+        were shown before the database stopped, and which after it was back."""
+        return self.timeline.report([
+            (m.at, "board: " + " / ".join(m.content.splitlines()))
+            for m in boards(self.fake, self.channel)])
 
     # -- what people see -----------------------------------------------------------------
     def public(self) -> list[tuple[int, str]]:
@@ -158,11 +188,13 @@ class Outage:
             30, f"{person.name}'s hand")
         return None if found.channel_id == self.channel else found
 
-    async def turn(self, person: Person) -> None:
+    async def turn(self, person: Person, before_move: Callable[[str], None] | None = None
+                   ) -> None:
         """Play a turn from the hand message in the DMs, as a child with a parent would:
         the first card that offers a space, the first space. A move counts as
         acknowledged when the hand message says "Played: ..." over the new hand (the bot
-        says so only after the move is committed)."""
+        says so only after the move is committed). ``before_move``: told the action just
+        before its space is tapped (``lion@B3``, or ``dead:lion`` for an exchange)."""
         hand = await self.hand(person)
         if hand is None:
             return
@@ -175,6 +207,8 @@ class Outage:
                     if prompt.content in (NOT_YOUR_TURN, GAME_OVER, *OVER):
                         return  # a forced pass moved on meanwhile
                     continue  # a dead card with no exchange left: the next one
+                if before_move is not None:
+                    before_move(first_choice(prompt))
                 chosen = await choose_first(person, prompt, timeout=10)
                 ply, action = move_of(chosen)
                 said = await self.fake.wait_for(
@@ -224,6 +258,14 @@ class Outage:
                 if when is not None and self.timeline.stopped_wall - 0.5 <= when <= start:
                     out.append(f"shard {shard}: {line}")
         return "\n".join(out)
+
+
+def first_choice(prompt: FakeMessage) -> str:
+    """The action of the first move a prompt offers (what ``choose_first`` clicks)."""
+    buttons = [b for b in prompt.buttons() if b["custom_id"].startswith("seq:play:")]
+    if buttons:
+        return ":".join(str(buttons[0]["custom_id"]).split(":")[4:])
+    return str(prompt.selects()[0]["options"][0]["value"])
 
 
 def move_of(chosen: Interaction) -> tuple[int, str]:
@@ -301,7 +343,7 @@ async def outage_table(tmp_path: Path, server: PostgresServer, url: str | None =
                 # a failure far from its cause (a board that never came) is read from
                 # the processes' own account of the outage
                 logger.error("the outage test failed; timeline:\n%s\nlogs:\n%s",
-                             run.timeline.report(), run.log_lines_around_the_outage(60.0)
+                             run.report(), run.log_lines_around_the_outage(60.0)
                              if run.timeline.stopped_wall is not None else "")
                 raise
         finally:
