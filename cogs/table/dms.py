@@ -41,6 +41,7 @@ from . import messages
 from .bounded import Lru
 from .choices import describe
 from .dm_memory import CARDS, DmMemory
+from .hand_locks import HandLocks
 from .hands import answer_with, hand_payload, hand_shown, over_payload, where
 from .posted import DmHand
 from .posts import SENDING_FAILED, Posts
@@ -81,6 +82,8 @@ class DirectMessages:
         self.memory = memory
         # (game, seat) whose channel was told that its DMs are closed: once a game
         self._warned: Lru[tuple[int, int], bool] = Lru(SEATS_HELD)
+        #: one change of a seat's hand message at a time (``hand_clicks`` takes them too)
+        self.locks = HandLocks()
         self._retries: set[asyncio.Task[None]] = set()
 
     def forget(self, game_id: int) -> None:
@@ -94,6 +97,7 @@ class DirectMessages:
     def held(self) -> dict[str, int]:
         """How much this side of the DMs holds in memory, by collection (each bounded)."""
         return {"warned": len(self._warned), "retries": len(self._retries),
+                "hand_locks": len(self.locks),
                 **self.memory.held()}
 
     def close(self) -> None:
@@ -160,6 +164,16 @@ class DirectMessages:
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
+        # (what the message shows is read, and changed, with no other change between:
+        # ``hand_locks.py``, a tap's choices and the dead marks' edit)
+        async with self.locks.changing(table.game_id, seat):
+            await self._deliver_hand(table, seat, user_id, obs, retry=retry,
+                                     reply_to=reply_to, kept_after_doubt=kept_after_doubt,
+                                     if_showing_cards=if_showing_cards)
+
+    async def _deliver_hand(self, table: TableView, seat: int, user_id: int,
+                            obs: Observation | None, *, retry: bool, reply_to: object,
+                            kept_after_doubt: bool, if_showing_cards: bool) -> None:
         if isinstance(reply_to, Tap) and reply_to.seat == seat and await self._answer_tap(
                 reply_to, table, obs, kept_after_doubt):
             return

@@ -132,9 +132,10 @@ class HandInPlace:
                                        removing=removing)
         # kept before the message changes (``DmMemory.hand_shows``): a process killed
         # between the two must not leave a restart believing the cards are shown
-        await self._noted(interaction, table.game_id, seat,
-                          choice_shown(int(obs["history_length"])))
-        await answer_with(interaction, payload)
+        async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
+            await self._noted(interaction, table.game_id, seat,
+                              choice_shown(int(obs["history_length"])))
+            await answer_with(interaction, payload)
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str, *, note: str | None = None) -> None:
@@ -151,8 +152,9 @@ class HandInPlace:
             await self.game_over(interaction, table.game_id, lang, note=note)
             return
         payload = await hand_payload(self._bot, table, obs, lang, note=note)
-        await answer_with(interaction, payload)
-        await self._noted(interaction, table.game_id, seat, hand_shown(obs))
+        async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
+            await answer_with(interaction, payload)
+            await self._noted(interaction, table.game_id, seat, hand_shown(obs))
 
     async def made_true(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str) -> None:

@@ -69,6 +69,7 @@ from tests.e2e.people import (
     boards,
     card_ids,
     cards_shown,
+    choose_first,
     final_board,
     game_of,
     kept_hand,
@@ -686,3 +687,52 @@ async def test_a_card_killed_by_the_others_moves_shows_dead_on_the_hand_in_the_d
         red = {card_of(b["custom_id"]): b["style"] == RED for b in hand.buttons()
                if b["custom_id"].startswith("seq:card:")}
         assert red == {card: card in obs["dead"] for card in obs["hand"]}, "the dead cards red"
+
+
+async def test_a_card_tapped_while_the_dead_marks_are_on_their_way_keeps_its_choices(
+        room: Room) -> None:
+    """The move that makes a card of the next seat's dead starts that seat's turn, and the
+    hand message in its DMs gets the dead marks by a DM edit, which Discord answers late
+    here. The person taps a card meanwhile (they saw their turn on the page, or the board
+    came first): the card's choices come, and stay; the late edit of the cards does not
+    put the cards back over them (the choice shown is the last word, as the person saw
+    it). It did, in the e2e bench's whole game (1 of 5 CI runs): the tap's choices were
+    gone when the number was to be tapped."""
+    async with room.a_row():
+        manager, fake = room.manager, room.table.discord
+        prefix, _, there = position(DEAD_CARD.game, len(DEAD_CARD.people), GAME_SEED,
+                                    DEAD_CARD.options, DEAD_CARD.wanted)
+        game_id, _, people = await begun(room, DEAD_CARD)
+        for action in prefix[:-1]:
+            turn = manager.get(game_id).turn
+            assert turn is not None
+            await manager.submit(game_id, people[turn].id, action)
+        await until(lambda: not manager.announcing(game_id), "every change told")
+        seat = load(there).current_seat
+        assert manager.get(game_id).turn != seat
+        assert not manager.seat_observation(game_id, seat)["dead"], "no dead card yet"
+        mover = people[seat]
+        hand = kept_hand(mover, game_id, seat)
+        assert hand is not None and not shows_choices(hand)
+        edited = f"/channels/{hand.channel_id}/messages/{hand.id}"
+        late = fake.faults.slow(2.5, method="PATCH", path=f"^{edited}$")
+        try:
+            last = manager.get(game_id).turn
+            assert last is not None
+            # (the move's events are told before ``submit`` returns: it goes on meanwhile)
+            move = asyncio.ensure_future(manager.submit(game_id, people[last].id, prefix[-1]))
+            await until(lambda: late.holding == 1, "the dead marks' edit at Discord")
+            assert manager.seat_observation(game_id, seat)["dead"], "a card just made dead"
+            shown = await tap_card(mover, hand, card_ids(hand)[0])
+            assert shown.id == hand.id and shows_choices(shown), "the card's choices"
+        finally:
+            late.release()
+        await move
+        await until(lambda: all(r.status for r in fake.requests
+                                if r.method == "PATCH" and r.path == edited),
+                    "the dead marks' edit answered")
+        await until(lambda: not manager.announcing(game_id), "every change told")
+        assert shows_choices(hand), "the card's choices, still"
+        ply = manager.get(game_id).ply
+        await (await choose_first(mover, hand)).wait_ack()
+        await until(lambda: manager.get(game_id).ply > ply, "the number's move taken")

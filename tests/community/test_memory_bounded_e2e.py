@@ -39,7 +39,7 @@ async def test_fifty_finished_games_leave_nothing_behind_on_the_discord_side(
     # the DM side: nothing per game, no note left to write, no channel being opened, and a
     # door for each of the two people (Bob's closed), however many games they played
     await until(lambda: desk.dms.held()["notes"] == 0, "the hand notes written")
-    assert desk.dms.held() == {"warned": 0, "retries": 0,
+    assert desk.dms.held() == {"warned": 0, "retries": 0, "hand_locks": 0,
                                "doors": 2, "opening": 0, "hands": 0, "notes": 0}
 
 

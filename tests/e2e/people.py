@@ -121,7 +121,7 @@ async def tap_card(person: Person, hand: FakeMessage, card_id: str, timeout: flo
         back = next((c for c in hand.custom_ids() if c.startswith("seq:back:")), None)
         if back is not None:
             await (await person.click(hand, back, timeout=timeout)).reply(timeout)
-    return await (await person.click(hand, card_id, timeout=timeout)).reply(timeout)
+    return await (await person.click(hand, card_id, timeout=timeout)).changed(timeout)
 
 
 async def play_from_hand(person: Person, hand: FakeMessage) -> str | None:

@@ -30,6 +30,9 @@ class Interaction:
     callback_type: int | None = None
     acked_at: float | None = None
     original: FakeMessage | None = None
+    #: the response was edited after it was sent (after 6, a deferred update, the clicked
+    #: message changed: the answer the person reads)
+    edited: bool = False
     followups: list[FakeMessage] = field(default_factory=list)
     choices: list[dict[str, Any]] | None = None
     modal: dict[str, Any] | None = None
@@ -57,6 +60,21 @@ class Interaction:
             return None
 
         return await self.server.wait_for(answer, timeout, "the bot's reply")
+
+    async def changed(self, timeout: float = 5.0) -> FakeMessage:
+        """The clicked message as the click changed it: at once (7, UPDATE_MESSAGE), or
+        edited after a deferred update (6, then ``@original``; a followup instead, such as a
+        refusal, is the answer then); else the answer the person reads (``reply``)."""
+        await self.wait_ack(timeout)
+        if self.callback_type != 6:
+            return await self.reply(timeout)
+
+        def edited() -> FakeMessage | None:
+            if self.edited:
+                return self.original
+            return self.followups[0] if self.followups else None  # (a refusal, say)
+
+        return await self.server.wait_for(edited, timeout, "the clicked message changed")
 
     def __repr__(self) -> str:
         return f"<Interaction {self.id} type={self.type} callback={self.callback_type}>"

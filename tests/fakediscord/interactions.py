@@ -245,7 +245,10 @@ class InteractionDesk:
     async def _webhook_edit(self, request: web.Request, m: re.Match[str], body: RequestBody
                             ) -> Any:
         message = self._webhook_message(m)
-        return self.world.edit_message(message, body.json or {}, body.files).data
+        edited = self.world.edit_message(message, body.json or {}, body.files).data
+        if m["message"] == "@original":
+            self.by_token(m["token"]).edited = True
+        return edited
 
     async def _webhook_delete(self, request: web.Request, m: re.Match[str], body: RequestBody
                               ) -> Any:

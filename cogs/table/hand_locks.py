@@ -1,0 +1,75 @@
+"""One change of a seat's hand message at a time (in this process).
+
+Two kinds of change meet on the hand message kept in a person's DMs: the answers to the
+person's own taps (a card's choices, the way back to the cards, the new hand after a
+number), and the edits the bot makes unasked (the dead marks when the seat's turn starts,
+a hand changed from the board page or by a timer). An unasked edit is decided on what the
+message shows, and Discord may answer it late: a card tapped meanwhile had its choices
+shown, then the edit landed and put the cards back over them, so the number the person
+was about to tap was gone (the e2e bench's whole game, 1 CI run in 5; the test is
+``test_a_card_tapped_while_the_dead_marks_are_on_their_way_keeps_its_choices``).
+
+So each change holds its seat's lock from reading what the message shows until Discord
+has answered it, and the next change reads what the last one left. A tap waits for the
+lock at most ``TAP_WAIT`` seconds, then acknowledges the click (a deferred update:
+Discord wants an answer within 3 s) and waits on; its answer then edits the message as
+the original response.
+
+Other processes are not held by it: on PostgreSQL, a tap answered by one process while
+another edits the same message is ordered by Discord alone (each reads the store's row
+first, which a tap writes before it answers, so the window is one request's flight).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import discord
+
+TAP_WAIT = 1.0  # seconds a tap waits for the lock before it acknowledges the click
+
+Seat = tuple[int, int]  # (game, seat)
+
+
+class HandLocks:
+    """A lock per seat's hand message, kept only while someone holds or awaits it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[Seat, tuple[asyncio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def changing(self, game_id: int, seat: int, *,
+                       tap: discord.Interaction | None = None) -> AsyncIterator[None]:
+        """Hold the seat's hand message for one change. ``tap``: the click this change
+        answers, acknowledged if the wait is long."""
+        key = (game_id, seat)
+        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
+        self._locks[key] = (lock, users + 1)
+        try:
+            await self._acquire(lock, tap)
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            lock, users = self._locks[key]
+            if users > 1:
+                self._locks[key] = (lock, users - 1)
+            else:
+                del self._locks[key]
+
+    @staticmethod
+    async def _acquire(lock: asyncio.Lock, tap: discord.Interaction | None) -> None:
+        if tap is None or tap.response.is_done():
+            await lock.acquire()
+            return
+        try:
+            await asyncio.wait_for(lock.acquire(), TAP_WAIT)
+        except TimeoutError:
+            await tap.response.defer()  # (for a component: a deferred update, no message)
+            await lock.acquire()
