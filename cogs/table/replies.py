@@ -29,6 +29,9 @@ def refusal(code: str) -> Refusal:
     return Refusal(code, code.replace("_", " "))
 
 
+#: Discord's codes for an interaction it no longer takes answers to: Unknown interaction
+#: (answered after its 3 s), Unknown Webhook (its token ran out)
+TOO_LATE = frozenset({10062, 10015})
 FILLED = "seq:placeholder-filled"  # in Interaction.extras: the deferred answer was given
 
 
@@ -148,7 +151,14 @@ async def refusals(interaction: discord.Interaction, what: str,
             # the interaction is gone (answered too late, or its message deleted): there is
             # nobody left to tell, and nothing changed
             log.warning("could not say %r to user %d", exc.code, interaction.user.id)
-    except Exception:
+    except Exception as exc:
+        if isinstance(exc, discord.NotFound) and exc.code in TOO_LATE:
+            # Discord refused the answer: its 3 s (or the token's 15 minutes) had passed.
+            # Not a bug here, and there is nobody left to tell: the person clicks again,
+            # and what the click changed (if it got so far) is on the board
+            log.warning("%s was answered too late for Discord (user %d, channel %s): %s",
+                        what, interaction.user.id, interaction.channel_id, exc.text)
+            return
         log.exception("%s failed (user %d, channel %s)", what, interaction.user.id,
                       interaction.channel_id)
         try:
