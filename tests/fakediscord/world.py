@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .errors import HttpError
+from .installs import Reach
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
 from .payloads import (
     ADMINISTRATOR,
@@ -95,6 +96,8 @@ class World:
         self.messages: dict[int, FakeMessage] = {}
         self.channel_messages: dict[int, list[FakeMessage]] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
+        #: where the app is besides the servers that invited the bot (``installs.py``)
+        self.reach = Reach()
         self.port = port  # 0: any free port; kept, so a restart comes back on the same one
         self._event = asyncio.Event()
 
