@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .errors import HttpError
 from .faults import Faults
@@ -267,8 +267,10 @@ async def _read_body(request: web.Request) -> RequestBody:
         files: list[tuple[str, bytes, str | None]] = []
         reader = await request.multipart()
         async for part in reader:
-            name = getattr(part, "name", None)
-            data = await part.read()  # type: ignore[union-attr]
+            if not isinstance(part, BodyPartReader):
+                continue  # (a nested multipart: nothing discord.py sends)
+            name = part.name
+            data = await part.read()
             if name == "payload_json":
                 payload = json.loads(data)
             else:
