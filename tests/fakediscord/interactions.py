@@ -133,10 +133,12 @@ class InteractionDesk:
     def _owners(self, person: Member, kind: int, data: dict[str, Any], context: int,
                 guild_id: int | None, message: FakeMessage | None) -> dict[str, str]:
         """Who authorized the interaction (``installs.authorizing_owners``): for a command,
-        by its ``integration_types``; a click or a modal submit on a message an interaction
-        made inherits that interaction's owners, as Discord's do."""
+        by its ``integration_types``; a modal's submit inherits the owners of the
+        interaction that opened it, a click those of the one that made the clicked message."""
         reach = self.world.reach
-        origin = (self.started.get(message.interaction_id)
+        opened = self.open_modal(person.id) if kind == 5 else None
+        origin = (opened.interaction if opened is not None
+                  else self.started.get(message.interaction_id)
                   if message is not None and message.interaction_id is not None else None)
         if kind in (3, 5) and origin is not None:
             return dict(origin.payload["authorizing_integration_owners"])

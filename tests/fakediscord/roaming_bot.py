@@ -37,6 +37,14 @@ class Wave(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                                                 + where(interaction))
 
 
+class Ask(discord.ui.Modal, title="A question"):
+    answer: discord.ui.TextInput[Ask] = discord.ui.TextInput(label="Answer",
+                                                             custom_id="roam:answer")
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"{self.answer.value}: {where(interaction)}")
+
+
 class Roaming(commands.Cog):
     def __init__(self, bot: RoamingBot) -> None:
         self.bot = bot
@@ -48,6 +56,12 @@ class Roaming(commands.Cog):
         view = discord.ui.View(timeout=None)
         view.add_item(Wave())
         await interaction.response.send_message(where(interaction), view=view)
+
+    @app_commands.command(description="Asks in a modal")
+    @app_commands.allowed_installs(guilds=True, users=True)
+    @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+    async def ask(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(Ask())
 
     @app_commands.command(description="Only where a server installed the app")
     async def homebody(self, interaction: discord.Interaction) -> None:

@@ -79,7 +79,7 @@ async def test_which_commands_a_person_sees_depends_on_the_place_and_their_insta
     def names(**where: Any) -> set[str]:
         return {c["name"] for c in fake.commands_visible(**where)}
 
-    everything = {"roam", "homebody", "post", "spam", "later", "play"}
+    everything = {"roam", "ask", "homebody", "post", "spam", "later", "play"}
     assert names(context=0, guild_id=guild.id) == everything
     assert names(context=1) == everything  # the bot's DM: the app's servers installed it
     assert names(context=2) == set()  # a group DM: only a user's install reaches it
@@ -165,6 +165,17 @@ async def test_a_click_by_anyone_in_a_group_dm_is_an_interaction_there(
     assert clicked.payload["authorizing_integration_owners"] == {"1": str(alice.id)}
     assert (await clicked.reply()).content == (
         f"wave by {bob.id}: private owners 1={alice.id} guild None")
+
+
+async def test_a_modal_opened_in_a_group_dm_is_submitted_with_its_openers_owners(
+        fake: FakeDiscord, roaming: RoamingBot) -> None:
+    alice, bob = people(fake)
+    alice.install_app()
+    group = fake.private.group_dm(alice, bob)
+    await alice.slash("ask", channel=group)
+    submitted = await alice.submit_modal(await alice.opened_modal(), {"Answer": "blue"})
+    assert submitted.payload["context"] == 2
+    assert (await submitted.reply()).content == f"blue: private owners 1={alice.id} guild None"
 
 
 async def test_a_server_that_never_invited_the_bot_sends_context_0_with_only_the_user(
