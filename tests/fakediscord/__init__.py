@@ -11,6 +11,7 @@
 from .chatter import Chatter
 from .clock import TOKEN_LIFETIME, FakeClock
 from .faults import Faults, HttpFault
+from .guild import FakeGuild
 from .installs import Reach, commands_visible
 from .interaction import Interaction
 from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
@@ -20,7 +21,6 @@ from .people import ClientRefused, Person
 from .private_channels import PrivateChannels
 from .rest import USER_INSTALL_REFUSALS, RecordedRequest
 from .server import FakeDiscord
-from .world import FakeGuild
 
 __all__ = [
     "TOKEN_LIFETIME",

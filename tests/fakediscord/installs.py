@@ -28,12 +28,10 @@ What Discord does with them, kept here:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import HttpError
-
-if TYPE_CHECKING:
-    from .world import FakeGuild
+from .guild import FakeGuild
 
 GUILD_INSTALL, USER_INSTALL = 0, 1
 GUILD, BOT_DM, PRIVATE_CHANNEL = 0, 1, 2

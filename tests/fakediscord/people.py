@@ -6,13 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .guild import FakeGuild
 from .installs import commands_visible
 from .interaction import Interaction
 from .interactions import InteractionDesk
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, ModalRefused
 from .payloads import member_payload
-from .world import FakeGuild, World
+from .world import World
 
 
 class ClientRefused(ValueError):

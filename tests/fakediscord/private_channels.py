@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .guild import FakeGuild
 from .payloads import snowflake, text_channel_payload
-from .world import FakeGuild, Member, World
+from .world import Member, World
 
 
 class PrivateChannels:

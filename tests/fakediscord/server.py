@@ -46,6 +46,7 @@ from .chatter import Chatter
 from .clock import FakeClock
 from .faults import Faults
 from .gateway import Gateway, GatewaySession
+from .guild import FakeGuild
 from .installs import commands_visible
 from .interaction import Interaction
 from .interactions import InteractionDesk
@@ -57,7 +58,7 @@ from .people import Person
 from .private_channels import PrivateChannels
 from .rest import RecordedRequest, RequestBody, RouteGroup, Router
 from .routes import ActivityRoutes, ApplicationRoutes, ChannelRoutes, GuildRoutes
-from .world import FakeGuild, Member, World
+from .world import Member, World
 
 log = logging.getLogger(__name__)
 
