@@ -140,6 +140,20 @@ async def test_the_bot_cannot_post_in_a_group_dm_it_is_not_in(
     assert len(refused) == 5
 
 
+async def test_the_bot_hears_nothing_of_a_group_dm_but_the_interactions_from_it(
+        fake: FakeDiscord, roaming: RoamingBot) -> None:
+    alice, bob = people(fake)
+    alice.install_app()
+    group = fake.private.group_dm(alice, bob)
+    bob.say("hello all", channel=group)
+    bob.type_in(group)
+    await (await alice.slash("roam", channel=group)).reply()  # (its answer lands there)
+    assert fake.session is not None
+    heard = [e for e in fake.session.sent if isinstance(e.get("d"), dict)
+             and e["d"].get("channel_id") == str(group)]
+    assert [e["t"] for e in heard] == ["INTERACTION_CREATE"]
+
+
 async def test_a_dm_between_two_people_is_a_private_channel_too(
         fake: FakeDiscord, roaming: RoamingBot) -> None:
     alice, bob = people(fake)
