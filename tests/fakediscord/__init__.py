@@ -9,19 +9,25 @@
 """
 
 from .chatter import Chatter
+from .clock import TOKEN_LIFETIME, FakeClock
 from .faults import Faults, HttpFault
+from .guild import FakeGuild
+from .installs import Reach, commands_visible
 from .interaction import Interaction
 from .limits import RateLimits, RouteLimit, is_interaction_endpoint, route_of
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, TextField
 from .people import ClientRefused, Person
-from .rest import RecordedRequest
+from .private_channels import PrivateChannels
+from .rest import USER_INSTALL_REFUSALS, RecordedRequest
 from .server import FakeDiscord
-from .world import FakeGuild
 
 __all__ = [
+    "TOKEN_LIFETIME",
+    "USER_INSTALL_REFUSALS",
     "Chatter",
     "ClientRefused",
+    "FakeClock",
     "FakeDiscord",
     "FakeFile",
     "FakeGuild",
@@ -31,10 +37,13 @@ __all__ = [
     "HttpFault",
     "Interaction",
     "Person",
+    "PrivateChannels",
     "RateLimits",
+    "Reach",
     "RecordedRequest",
     "RouteLimit",
     "TextField",
+    "commands_visible",
     "is_interaction_endpoint",
     "route_of",
 ]

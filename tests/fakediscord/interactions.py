@@ -2,22 +2,32 @@
 bot's answers to it come back (the callback, follow-ups, edits of the original, modals).
 
 Discord gives the bot ``interaction_deadline`` seconds (3) to answer; a late callback is
-404 Unknown interaction, a second one 400 (40060). Each callback type is one method in
-``InteractionDesk._callbacks``: a new type (say 12, LAUNCH_ACTIVITY) is one more entry.
+404 Unknown interaction, a second one 400 (40060). The token lasts 15 minutes: after that
+its follow-ups and its messages are 404 10015 Unknown Webhook. Ages are read on the
+desk's ``clock`` (``clock.py``), which a test moves. Where only the person's own install
+of the app authorizes an interaction (``installs.py``), 5 follow-ups at most (40094).
+Each callback type is one method in ``InteractionDesk._callbacks``: a new type (say 12,
+LAUNCH_ACTIVITY) is one more entry.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-import time
 from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
+from .clock import TOKEN_LIFETIME, FakeClock
 from .errors import HttpError
 from .gateway import Gateway
+from .installs import (
+    BOT_DM,
+    PRIVATE_PERMISSIONS,
+    authorizing_owners,
+    only_user_installed,
+)
 from .interaction import Interaction
 from .messages import EPHEMERAL, LOADING, FakeMessage
 from .modals import FakeModal
@@ -28,6 +38,8 @@ from .world import ALL_PERMISSIONS, Member, World
 
 Files = list[tuple[str, bytes, str | None]]
 #: One callback type's effect: (the interaction, the callback's data, its files, who may
+#: follow-ups Discord allows an interaction only a user's install authorized
+MAX_USER_FOLLOWUPS = 5
 #: see the answer (None: everyone)); raises HttpError where Discord refuses. It may return
 #: what the answer's ``resource`` adds (LAUNCH_ACTIVITY's ``activity_instance``).
 Callback = Callable[[Interaction, dict[str, Any], Files, int | None], dict[str, Any] | None]
@@ -37,10 +49,12 @@ class InteractionDesk:
     """Every interaction people started, the modals the bot opened, and the routes the bot
     answers them on (``/interactions/...`` and the interaction token's ``/webhooks/...``)."""
 
-    def __init__(self, world: World, gateway: Gateway, *, deadline: float = 3.0) -> None:
+    def __init__(self, world: World, gateway: Gateway, *, deadline: float = 3.0,
+                 clock: FakeClock | None = None) -> None:
         self.world = world
         self.gateway = gateway
         self.deadline = deadline
+        self.clock = clock or FakeClock()
         self.started: dict[int, Interaction] = {}
         self.modals: list[FakeModal] = []  # every modal the bot opened, oldest first
         self._callbacks: dict[int, Callback] = {
@@ -74,6 +88,7 @@ class InteractionDesk:
         token = "itoken-" + secrets.token_urlsafe(24)
         channel = world.channel(channel_id)
         guild_id = world.channel_guild.get(channel_id)
+        context = world.reach.context_of(channel_id, guild_id)
         payload: dict[str, Any] = {
             "id": str(interaction_id),
             "application_id": str(world.application_id),
@@ -88,31 +103,53 @@ class InteractionDesk:
             "channel_id": str(channel_id),
         }
         if guild_id is not None:
-            guild = world.guilds[guild_id]
+            guild = world.guilds.get(guild_id) or world.reach.foreign_guilds[guild_id]
             perms = world.member_permissions(person.id, guild)
             payload.update({
                 "guild_id": str(guild_id),
                 "guild_locale": guild.locale,
                 "guild": {"id": str(guild_id), "locale": guild.locale, "features": []},
                 "member": member_payload(world.users[person.id], permissions=perms),
-                "app_permissions": str(ALL_PERMISSIONS),
-                "authorizing_integration_owners": {"0": str(guild_id)},
-                "context": 0,
+                "app_permissions": str(ALL_PERMISSIONS if guild_id in world.guilds
+                                       else PRIVATE_PERMISSIONS),
             })
         else:
             payload.update({
                 "user": world.users[person.id],
-                "app_permissions": str(MEMBER_PERMISSIONS),
-                "authorizing_integration_owners": {"0": str(world.application_id)},
-                "context": 1,
+                "app_permissions": str(MEMBER_PERMISSIONS if context == BOT_DM
+                                       else PRIVATE_PERMISSIONS),
             })
+        payload["context"] = context
+        payload["authorizing_integration_owners"] = self._owners(
+            person, kind, data, context, guild_id, message)
         if message is not None:
             payload["message"] = message.data
         interaction = Interaction(world, interaction_id, token, kind, person.id, channel_id,
-                                  guild_id, payload, time.perf_counter(), message=message)
+                                  guild_id, payload, self.clock.now(), message=message)
         self.started[interaction_id] = interaction
         self.gateway.dispatch("INTERACTION_CREATE", payload)
         return interaction
+
+    def _owners(self, person: Member, kind: int, data: dict[str, Any], context: int,
+                guild_id: int | None, message: FakeMessage | None) -> dict[str, str]:
+        """Who authorized the interaction (``installs.authorizing_owners``): for a command,
+        by its ``integration_types``; a modal's submit inherits the owners of the
+        interaction that opened it, a click those of the one that made the clicked message."""
+        reach = self.world.reach
+        opened = self.open_modal(person.id) if kind == 5 else None
+        origin = (opened.interaction if opened is not None
+                  else self.started.get(message.interaction_id)
+                  if message is not None and message.interaction_id is not None else None)
+        if kind in (3, 5) and origin is not None:
+            return dict(origin.payload["authorizing_integration_owners"])
+        command = None
+        if kind in (2, 4):
+            command = next((c for scope in self.world.commands.values() for c in scope
+                            if c.get("id") == data.get("id")), None)
+        installer = person.id if person.id in reach.user_installs else None
+        return authorizing_owners(context=context, guild_id=guild_id,
+                                  guild_installed=reach.guild_installed(guild_id),
+                                  installer=installer, command=command)
 
     def open_modal(self, user_id: int) -> FakeModal | None:
         """The modal on ``user_id``'s screen (the newest still open), or None."""
@@ -122,9 +159,12 @@ class InteractionDesk:
         return None
 
     def by_token(self, token: str) -> Interaction:
-        """The interaction whose token this is (the newest); 404 Unknown Webhook if none."""
+        """The interaction whose token this is (the newest); 404 Unknown Webhook if none,
+        or if its 15 minutes are over."""
         for interaction in reversed(self.started.values()):
             if interaction.token == token:
+                if self.clock.now() - interaction.sent_at > TOKEN_LIFETIME:
+                    break
                 return interaction
         raise HttpError(404, 10015, "Unknown Webhook")
 
@@ -133,7 +173,7 @@ class InteractionDesk:
         interaction = self.started.get(int(m["interaction"]))
         if interaction is None or interaction.token != m["token"]:
             raise HttpError(404, 10062, "Unknown interaction")
-        if time.perf_counter() - interaction.sent_at > self.deadline:
+        if self.clock.now() - interaction.sent_at > self.deadline:
             raise HttpError(404, 10062, "Unknown interaction")
         if interaction.acknowledged:
             raise HttpError(400, 40060, "Interaction has already been acknowledged.")
@@ -148,7 +188,7 @@ class InteractionDesk:
         added = effect(interaction, data, body.files, visible_to) or {}
         resource.update(added)
         interaction.callback_type = kind
-        interaction.acked_at = time.perf_counter()
+        interaction.acked_at = self.clock.now()
         if interaction.original is not None and kind in (4, 5, 7):
             resource["message"] = interaction.original.data
         self.world.changed()
@@ -222,6 +262,10 @@ class InteractionDesk:
         interaction = self.by_token(m["token"])
         if not interaction.acknowledged:
             raise HttpError(404, 10015, "Unknown Webhook")
+        if (only_user_installed(interaction.payload["authorizing_integration_owners"])
+                and len(interaction.followups) >= MAX_USER_FOLLOWUPS):
+            raise HttpError(400, 40094, "This interaction has hit the maximum number of "
+                                        "follow up messages")
         payload = body.json or {}
         ephemeral = bool(int(payload.get("flags") or 0) & EPHEMERAL)
         message = self.world.create_message(

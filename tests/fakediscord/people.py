@@ -6,12 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .guild import FakeGuild
+from .installs import commands_visible
 from .interaction import Interaction
 from .interactions import InteractionDesk
 from .messages import FakeFile, FakeMessage
 from .modals import FakeModal, ModalRefused
 from .payloads import member_payload
-from .world import FakeGuild, World
+from .world import World
 
 
 class ClientRefused(ValueError):
@@ -80,6 +82,14 @@ class Person:
         data = {"custom_id": custom_id, "component_type": 2}
         interaction = self._desk.start(self, 3, data, message.channel_id, message)
         return await interaction.wait_ack(timeout)
+
+    def install_app(self) -> None:
+        """Add the app to their account (USER_INSTALL): its user commands follow them into
+        group DMs, DMs with friends, servers that never invited the bot."""
+        self.server.reach.user_installs.add(self.id)
+
+    def uninstall_app(self) -> None:
+        self.server.reach.user_installs.discard(self.id)
 
     # ----------------------------------------------------------------- talking
     # (what members do all day besides playing: the bot hears of it only if it asks)
@@ -221,12 +231,20 @@ class Person:
         """The ``data`` of a slash command (or its autocomplete, ``focused``) as the
         Discord client sends it, from the commands the bot registered."""
         names = command.split()
-        guild_id = self.server.channel_guild.get(channel_id)
-        registered = [*self.server.commands.get(guild_id, []), *self.server.commands.get(None, [])]
+        server = self.server
+        guild_id = server.channel_guild.get(channel_id)
+        registered = [*server.commands.get(guild_id, []), *server.commands.get(None, [])]
         root = next((c for c in registered if c["name"] == names[0] and c.get("type", 1) == 1),
                     None)
         if root is None:
             raise ClientRefused(f"/{names[0]} is not registered here")
+        context = server.reach.context_of(channel_id, guild_id)
+        if not any(c is root for c in commands_visible(
+                server.commands, context=context, guild_id=guild_id,
+                guild_installed=server.reach.guild_installed(guild_id),
+                installed_by_user=self.id in server.reach.user_installs)):
+            raise ClientRefused(f"/{names[0]} is not offered here (context {context}: its "
+                                "integration_types and contexts, and who installed the app)")
         data: dict[str, Any] = {"id": root["id"], "name": root["name"], "type": 1}
         if guild_id is not None:
             data["guild_id"] = str(guild_id)

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from .errors import HttpError
 from .faults import Faults
@@ -28,6 +28,12 @@ from .world import API_PREFIX
 log = logging.getLogger(__name__)
 
 JSON = "application/json"  # exactly this: discord.py only parses an exact match
+#: where an error response keeps its code for the log
+ERROR_CODE = web.ResponseKey("discord_error_code", int)
+#: what Discord refuses a user-installed app where it wanders outside its reach: the bot
+#: in a channel it is not in (50001 Missing Access), a sixth follow-up (40094), a token
+#: used after its 15 minutes (10015 Unknown Webhook)
+USER_INSTALL_REFUSALS = frozenset({50001, 40094, 10015})
 
 
 @dataclass
@@ -48,6 +54,7 @@ class RecordedRequest:
     status: int = 0
     at: float = 0.0
     via: str | None = None  # the ``Via`` header: which proxy it came through, if any
+    code: int | None = None  # Discord's error code of a refusal (50001, 40094, 10015, ...)
 
     def brief(self, now: float) -> str:
         """One line: how long ago, the route, the answer's status, and what it said (an
@@ -147,6 +154,7 @@ class Router:
             if decision is not None:
                 response.headers.update(decision.headers)
         record.status = response.status
+        record.code = response.get(ERROR_CODE)
         self._changed()
         return response
 
@@ -212,6 +220,14 @@ class Router:
         """Requests on interaction endpoints: callbacks, followups, @original edits."""
         return [r for r in self.requests if r.interaction]
 
+    def refused_requests(self, codes: Iterable[int] | None = None) -> list[RecordedRequest]:
+        """Every request answered 4xx but 429 (a route, not a rate limit, refused it: Discord
+        would have too), in arrival order; ``codes``: only those with these error codes
+        (``USER_INSTALL_REFUSALS``: what a user-installed app must not run into)."""
+        wanted = None if codes is None else set(codes)
+        return [r for r in self.requests if 400 <= r.status < 500 and r.status != 429
+                and (wanted is None or r.code in wanted)]
+
     def recently(self, count: int = 15) -> str:
         """The last ``count`` requests, one line each (``RecordedRequest.brief``)."""
         now = time.perf_counter()
@@ -231,7 +247,12 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None
 
 
 def error_response(exc: HttpError) -> web.Response:
-    return json_response(exc.status, {"message": exc.message, "code": exc.code})
+    body: dict[str, Any] = {"message": exc.message, "code": exc.code}
+    if exc.errors is not None:
+        body["errors"] = exc.errors
+    response = json_response(exc.status, body)
+    response[ERROR_CODE] = exc.code  # (for the request log: ``RecordedRequest.code``)
+    return response
 
 
 def _nobody(credential: str) -> bool:
@@ -246,8 +267,10 @@ async def _read_body(request: web.Request) -> RequestBody:
         files: list[tuple[str, bytes, str | None]] = []
         reader = await request.multipart()
         async for part in reader:
-            name = getattr(part, "name", None)
-            data = await part.read()  # type: ignore[union-attr]
+            if not isinstance(part, BodyPartReader):
+                continue  # (a nested multipart: nothing discord.py sends)
+            name = part.name
+            data = await part.read()
             if name == "payload_json":
                 payload = json.loads(data)
             else:

@@ -25,6 +25,10 @@ token's global and per-channel rate limits (``limits.py``).
 - ``people.py``: the people who act through the Discord app, and talk around it
   (``chatter.py``: a busy server's messages, typing and reactions at a steady rate).
 - ``intents.py``: which gateway events a session is sent, by the intents it asked for.
+- ``installs.py`` and ``private_channels.py``: an app installed to people's accounts, and
+  the places the bot is not in where they use it (group DMs, DMs between people, servers
+  that never invited it: ``private``), with Discord's refusals there; ``clock.py``: the
+  clock interactions age by (``clock.advance``: a token's 15 minutes gone in a test).
 """
 
 from __future__ import annotations
@@ -39,8 +43,11 @@ from typing import Any
 from aiohttp import web
 
 from .chatter import Chatter
+from .clock import FakeClock
 from .faults import Faults
 from .gateway import Gateway, GatewaySession
+from .guild import FakeGuild
+from .installs import commands_visible
 from .interaction import Interaction
 from .interactions import InteractionDesk
 from .limits import RateLimits
@@ -48,9 +55,10 @@ from .messages import FakeMessage
 from .modals import FakeModal
 from .payloads import MEMBER_PERMISSIONS, snowflake
 from .people import Person
+from .private_channels import PrivateChannels
 from .rest import RecordedRequest, RequestBody, RouteGroup, Router
 from .routes import ActivityRoutes, ApplicationRoutes, ChannelRoutes, GuildRoutes
-from .world import FakeGuild, Member, World
+from .world import Member, World
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +77,12 @@ class FakeDiscord(World):
         #: Discord's rate limits; enforced only when on (``limits=True`` or ``.enable()``)
         self.limits = RateLimits(enabled=limits)
         self.gateway = Gateway(self, enforce_shards=enforce_shards)
-        self.desk = InteractionDesk(self, self.gateway, deadline=interaction_deadline)
+        #: what interactions age by; ``clock.advance(s)`` makes them ``s`` older
+        self.clock = FakeClock()
+        self.desk = InteractionDesk(self, self.gateway, deadline=interaction_deadline,
+                                    clock=self.clock)
+        #: group DMs, DMs between people, servers without the bot (``private_channels.py``)
+        self.private = PrivateChannels(self)
         self.router = Router(token=token, faults=self.faults, limits=self.limits,
                              changed=self.changed, answer=self._answer)
         #: OAuth2, activity instances, LAUNCH_ACTIVITY, the entry point command
@@ -167,6 +180,12 @@ class FakeDiscord(World):
     # ----------------------------------------------------------------- the gateway's
     def announce(self, event: str, data: dict[str, Any], guild_id: int | None, *,
                  live_only: bool = False) -> None:
+        """To the gateway, unless it happened where the bot is not (``installs.Reach``):
+        a server that never invited it, a channel it is not in."""
+        channel = data.get("channel_id")
+        if guild_id in self.reach.foreign_guilds or (
+                channel is not None and int(channel) in self.reach.outside):
+            return
         self.gateway.announce(event, data, guild_id, live_only=live_only)
 
     @property
@@ -247,6 +266,16 @@ class FakeDiscord(World):
         """The modal on ``user_id``'s screen (the newest still open), or None."""
         return self.desk.open_modal(user_id)
 
+    # ----------------------------------------------------------------- installs
+    def commands_visible(self, *, context: int, guild_id: int | None = None,
+                         installed_by_user: bool = False) -> list[dict[str, Any]]:
+        """The commands (as Discord keeps them) a person sees in ``context`` (0 a server,
+        1 the bot's DM, 2 a group DM or a DM between people): in ``guild_id`` (context 0),
+        as one who installed the app to their account or not (``installs.py``)."""
+        return commands_visible(self.commands, context=context, guild_id=guild_id,
+                                guild_installed=self.reach.guild_installed(guild_id),
+                                installed_by_user=installed_by_user)
+
     # ----------------------------------------------------------------- the router's
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -269,6 +298,11 @@ class FakeDiscord(World):
     def interaction_requests(self) -> list[RecordedRequest]:
         """Requests on interaction endpoints: callbacks, followups, @original edits."""
         return self.router.interaction_requests()
+
+    def refused_requests(self, codes: Iterable[int] | None = None) -> list[RecordedRequest]:
+        """Requests the fake refused as Discord would (4xx, 429s aside), in arrival order;
+        ``codes``: only these (``rest.USER_INSTALL_REFUSALS``: 50001, 40094, 10015)."""
+        return self.router.refused_requests(codes)
 
     def route_counts(self, requests: Iterable[RecordedRequest] | None = None) -> Counter[str]:
         """How many requests took each route (``requests``: all of them by default)."""

@@ -17,14 +17,14 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .errors import HttpError
+from .guild import FakeGuild
+from .installs import Reach
 from .messages import EPHEMERAL, LOADING, FakeFile, FakeMessage
 from .payloads import (
     ADMINISTRATOR,
-    MEMBER_PERMISSIONS,
     dm_channel_payload,
     guild_payload,
     member_payload,
@@ -44,22 +44,6 @@ GATEWAY_PATH = "/gateway-ws/"
 #: seconds between two looks of ``wait_for`` when nothing in the fake changed
 LOOK_EVERY = 0.05
 ALL_PERMISSIONS = (1 << 53) - 1
-
-
-@dataclass
-class FakeGuild:
-    id: int
-    name: str
-    locale: str
-    owner_id: int
-    channel_ids: list[int] = field(default_factory=list)
-    member_ids: list[int] = field(default_factory=list)
-    everyone_permissions: int = MEMBER_PERMISSIONS
-
-    @property
-    def channel_id(self) -> int:
-        """The first text channel, where games are played unless a test says otherwise."""
-        return self.channel_ids[0]
 
 
 class Member(Protocol):
@@ -95,6 +79,8 @@ class World:
         self.messages: dict[int, FakeMessage] = {}
         self.channel_messages: dict[int, list[FakeMessage]] = {}
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
+        #: where the app is besides the servers that invited the bot (``installs.py``)
+        self.reach = Reach()
         self.port = port  # 0: any free port; kept, so a restart comes back on the same one
         self._event = asyncio.Event()
 

@@ -1,5 +1,6 @@
 """Routes about the bot itself: who it is (``/users``), its application, where its gateway
-is, and the slash commands it registers."""
+is, and the slash commands it registers (each with its ``integration_types`` and
+``contexts`` as Discord keeps them: ``installs.command_as_kept``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from aiohttp import web
 
 from ..errors import HttpError
+from ..installs import command_as_kept
 from ..payloads import snowflake
 from ..rest import RequestBody, Router
 from ..world import World
@@ -70,10 +72,13 @@ class ApplicationRoutes:
         if int(m["app"]) != world.application_id:
             raise HttpError(403, 50001, "Missing Access")
         guild_id = int(m["guild"]) if m.groupdict().get("guild") else None
-        keeps_entry_point(world.commands.get(guild_id, []), body.json or [], guild_id)
+        if guild_id in world.reach.foreign_guilds:
+            raise HttpError(403, 50001, "Missing Access")  # (a server without the bot)
+        sent = [command_as_kept(c, i) for i, c in enumerate(body.json or [])]
+        keeps_entry_point(world.commands.get(guild_id, []), sent, guild_id)
         old = {c["name"]: c for c in world.commands.get(guild_id, [])}
         stored = []
-        for command in body.json or []:
+        for command in sent:
             previous = old.get(command["name"])
             entry = {
                 "type": 1, "default_member_permissions": None, "nsfw": False,

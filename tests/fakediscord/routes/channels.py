@@ -1,7 +1,9 @@
 """Routes about channels: a channel, its messages, typing, threads, and opening a DM.
 
 A DM to someone who closed their DMs (``Faults.closed_dms``) is refused here, as Discord
-refuses it: 403 with code 50007.
+refuses it: 403 with code 50007. A channel the bot user is not in (a group DM, a DM
+between two people, a channel of a server that never invited it: ``installs.Reach``) is
+403 50001 Missing Access on every route here, reading as well as writing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from aiohttp import web
 from ..errors import HttpError
 from ..faults import Faults
 from ..payloads import snowflake
-from ..rest import RequestBody, Router
+from ..rest import Handler, RequestBody, Router
 from ..world import World
 
 CHANNEL = r"/channels/(?P<channel>\d+)"
@@ -29,18 +31,30 @@ class ChannelRoutes:
         self.faults = faults
 
     def register(self, router: Router) -> None:
-        r = router.add
-        r("POST", r"/users/@me/channels", self._open_dm)
+        router.add("POST", r"/users/@me/channels", self._open_dm)
+
+        def r(method: str, pattern: str, handler: Handler) -> None:
+            router.add(method, pattern, self._in_reach(handler))
+
         r("GET", CHANNEL, self._get_channel)
         r("POST", CHANNEL + "/messages", self._post_message)
         r("GET", CHANNEL + "/messages", self._list_messages)
         r("GET", MESSAGE, self._get_message)
         r("PATCH", MESSAGE, self._edit_message)
         r("DELETE", MESSAGE, self._delete_message)
+        r("PUT", MESSAGE + r"/reactions/(?P<emoji>[^/]+)/@me", self._react)
+        r("DELETE", MESSAGE + r"/reactions/(?P<emoji>[^/]+)/@me", self._react)
         r("POST", CHANNEL + "/typing", self._typing)
         r("POST", MESSAGE + "/threads", self._start_thread)
         r("POST", CHANNEL + "/threads", self._start_thread)
         r("DELETE", CHANNEL, self._delete_thread)
+
+    def _in_reach(self, handler: Handler) -> Handler:
+        """``handler``, for a channel the bot is in (else 403 50001, ``Reach``)."""
+        async def guarded(request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
+            self.world.reach.require_bot_in(int(m["channel"]))
+            return await handler(request, m, body)
+        return guarded
 
     def _door_open(self, channel: dict[str, Any]) -> None:
         """A DM to someone who closed their DMs is refused, a new message or an edit of an
@@ -101,6 +115,12 @@ class ChannelRoutes:
     async def _delete_message(self, request: web.Request, m: re.Match[str], body: RequestBody
                               ) -> Any:
         self.world.delete_message(self.world.message(int(m["channel"]), int(m["message"])))
+        return None
+
+    async def _react(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
+        """The bot adds (or takes back) a reaction: the message must be there; nobody is
+        told (the bot's own reactions are nothing the fake keeps)."""
+        self.world.message(int(m["channel"]), int(m["message"]))
         return None
 
     async def _typing(self, request: web.Request, m: re.Match[str], body: RequestBody) -> Any:
