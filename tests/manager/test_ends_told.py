@@ -49,6 +49,35 @@ class HeldComputerMoves:
         return [e for e in self.events if isinstance(e, kind)]
 
 
+class Changes:
+    """Ann's moves and the timers' turns, each made in a task of its own, as a person's
+    click is: a change returns once its game's events are told, and those of a change
+    queued behind them are told by the same telling (``Outbox.flush``): the computer's
+    answer, which moves at once here, when it commits while Ann's move is still being
+    told (a listener awaiting Discord). The test holds that answer, so a change awaited
+    in line would wait for the test itself: it hung so, with no error, on a loaded CI
+    machine (and every time with Ann's telling 50 ms long)."""
+
+    def __init__(self, held: HeldComputerMoves) -> None:
+        self._held = held
+        self._made: list[asyncio.Future[object]] = []
+
+    async def make(self, change: Awaitable[object]) -> None:
+        """Start ``change``, and wait until it returned or a computer's move is held."""
+        made = asyncio.ensure_future(change)
+        self._made.append(made)
+        async with asyncio.timeout(5):
+            while not made.done() and not self._held.holding.is_set():
+                await asyncio.sleep(0.002)
+        if made.done():
+            made.result()  # (a refusal would be the test's mistake: said here)
+
+    async def all_returned(self) -> None:
+        """Every change made has returned (each held move let go by now)."""
+        async with asyncio.timeout(5):
+            await asyncio.gather(*self._made)
+
+
 async def until_told(check: Callable[[], bool], what: str) -> None:
     async with asyncio.timeout(5):
         while not check():
@@ -63,14 +92,14 @@ async def game_against_a_computer(manager: GameManager, **options: object) -> in
 
 
 async def first_held_computer_move(manager: GameManager, gid: int,
-                                   held: HeldComputerMoves) -> None:
+                                   held: HeldComputerMoves, changes: Changes) -> None:
     """Ann plays until a computer move of hers to answer is being told (and held)."""
     rng = random.Random(7)
     while not held.holding.is_set():
         view = manager.get(gid)
         if view.turn == 0:
             obs = manager.observation_for(gid, ANN.user_id)
-            await manager.submit(gid, ANN.user_id, rng.choice(obs["legal"]))
+            await changes.make(manager.submit(gid, ANN.user_id, rng.choice(obs["legal"])))
         await asyncio.sleep(0.005)
 
 
@@ -89,13 +118,15 @@ async def leaving(manager: GameManager, gid: int) -> object:
 async def test_an_end_made_while_a_computer_move_is_told_is_told_after_it(
         manager: GameManager, ending: Ending) -> None:
     held = HeldComputerMoves()
+    changes = Changes(held)
     manager.add_listener(held)
     gid = await game_against_a_computer(manager)
-    await first_held_computer_move(manager, gid, held)
+    await first_held_computer_move(manager, gid, held, changes)
     computer = held.of(Moved)[-1]
     await ending(manager, gid)  # the computer's board is still on its way
     held.release.set()
     await until_told(lambda: bool(held.of(GameOver)), "the end was told")
+    await changes.all_returned()
     plies = [e.ply for e in held.of(Moved)]  # type: ignore[attr-defined]
     assert plies == sorted(set(plies)), "each move told once, in order"
     assert held.events.index(computer) < held.events.index(held.of(GameOver)[0])
@@ -106,6 +137,7 @@ async def test_a_winning_move_made_while_a_computer_move_is_told_is_told_after_i
         manager: GameManager) -> None:
     """Ann wins on the turn the computer's move gave her, while that move is told."""
     held = HeldComputerMoves()
+    changes = Changes(held)
     manager.add_listener(held)
     rng = random.Random(3)
     for _attempt in range(40):
@@ -114,19 +146,20 @@ async def test_a_winning_move_made_while_a_computer_move_is_told_is_told_after_i
             if not held.holding.is_set():
                 if _told_her_turn(held, manager, gid):
                     legal = manager.observation_for(gid, ANN.user_id)["legal"]
-                    await manager.submit(gid, ANN.user_id,
-                                         _not_winning(manager, gid, legal, rng))
+                    await changes.make(manager.submit(
+                        gid, ANN.user_id, _not_winning(manager, gid, legal, rng)))
                 await asyncio.sleep(0.002)
                 continue
             win = _winning(manager, gid)  # the computer's move is being told
             if win is None:
                 await held.let_one_go()
                 continue
-            await manager.submit(gid, ANN.user_id, win)
+            await changes.make(manager.submit(gid, ANN.user_id, win))
             held.release.set()
             await until_told(lambda g=gid: any(e.table.game_id == g  # type: ignore[misc]
                                                for e in held.of(GameOver)),
                              "the winning move's end was told")
+            await changes.all_returned()
             mine = [e for e in held.events if e.table.game_id == gid]
             last = [e for e in mine if isinstance(e, Moved)][-1]
             over = next(e for e in mine if isinstance(e, GameOver))
@@ -175,6 +208,7 @@ async def test_a_turn_timer_ending_the_game_while_a_computer_move_is_told_is_tol
     await manager.start(run_timers=False)
     try:
         held = HeldComputerMoves()
+        changes = Changes(held)
         manager.add_listener(held)
         lobby = await manager.create_lobby("kids", {}, ANN, GUILD, CHANNEL, turn_timer=60)
         await manager.add_computer(lobby.game_id, ANN.user_id, "easy")
@@ -184,12 +218,13 @@ async def test_a_turn_timer_ending_the_game_while_a_computer_move_is_told_is_tol
                 break
             holding = held.holding.is_set()
             clock.advance(61)  # Ann's turn runs out (every timer due at once)
-            await manager.check_timers()
+            await changes.make(manager.check_timers())
             if holding and manager.is_active(gid):
                 await held.let_one_go()  # not the end yet: the next move
             await asyncio.sleep(0.002)
         assert not manager.is_active(gid), "the timer freed Ann's seat"
         held.release.set()
         await until_told(lambda: bool(held.of(GameOver)), "the end was told")
+        await changes.all_returned()
     finally:
         await manager.close()
