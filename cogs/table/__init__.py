@@ -4,6 +4,8 @@
                   else of this package)
     clicks.py     clicks (and the commands that share their work) -> manager calls
     hand_clicks.py  clicks on the hand message kept in a DM, answered by changing it
+    hand_locks.py   one change of a seat's hand message at a time
+    answer_time.py  what is left of a click's 3 s: its waits bounded, else acknowledged
     announcer.py  one method per manager event -> messages out
     recovery.py   after a restart: post only what the channel is missing
     messages.py   pure builders: lobby, move and turn lines, views

@@ -38,6 +38,7 @@ from store import StoreUnavailable
 
 from ..i18n import t
 from . import messages
+from .answer_time import in_time
 from .bounded import Lru
 from .choices import describe
 from .dm_memory import CARDS, DmMemory
@@ -245,13 +246,17 @@ class DirectMessages:
         becomes the final board, how it ended and what to do now, with no buttons left to
         act on the wrong game. A game the person plays now is named: its hand is another
         message."""
-        record = await self._manager.load_record(game_id)
         user = interaction.user.id
-        playing = next((table for table in self._manager.tables()
-                        if table.status is Status.PLAYING and table.game_id != game_id
-                        and table.held_seats(user)), None)
-        await answer_with(interaction, await over_payload(self._bot, record, lang, note=note,
-                                                          playing=playing))
+
+        async def ending() -> dict[str, Any]:
+            record = await self._manager.load_record(game_id)
+            playing = next((table for table in self._manager.tables()
+                            if table.status is Status.PLAYING and table.game_id != game_id
+                            and table.held_seats(user)), None)
+            return await over_payload(self._bot, record, lang, note=note, playing=playing)
+
+        # (a store read and a board drawn: bounded by the tap's time left, ``answer_time``)
+        await answer_with(interaction, await in_time(interaction, ending()))
 
     async def show_end(self, tap: Tap, game_id: int) -> None:
         """The tapped number's move was made, and the game is over (the move ended it, or

@@ -30,6 +30,7 @@ from engine.observation import Observation
 from manager import GameManager, Status, TableView
 
 from ..i18n import t
+from .answer_time import in_time
 from .buttons import BACK, CARD
 from .choices import describe
 from .dms import DirectMessages, Tap
@@ -128,13 +129,14 @@ class HandInPlace:
                     obs: Observation, actions: list[str], question: str, lang: str, *,
                     removing: bool) -> None:
         """A card tapped: the hand message becomes that card's choices."""
-        payload = await choice_payload(table, obs, seat, actions, question, lang,
-                                       removing=removing)
+        # (each wait bounded by the tap's time left: ``answer_time``)
+        payload = await in_time(interaction, choice_payload(table, obs, seat, actions,
+                                                            question, lang, removing=removing))
         # kept before the message changes (``DmMemory.hand_shows``): a process killed
         # between the two must not leave a restart believing the cards are shown
         async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
-            await self._noted(interaction, table.game_id, seat,
-                              choice_shown(int(obs["history_length"])))
+            await in_time(interaction, self._noted(interaction, table.game_id, seat,
+                                                   choice_shown(int(obs["history_length"]))))
             await answer_with(interaction, payload)
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
@@ -151,7 +153,8 @@ class HandInPlace:
         if table.status is not Status.PLAYING:
             await self.game_over(interaction, table.game_id, lang, note=note)
             return
-        payload = await hand_payload(self._bot, table, obs, lang, note=note)
+        payload = await in_time(interaction, hand_payload(self._bot, table, obs, lang,
+                                                          note=note))
         async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
             await answer_with(interaction, payload)
             await self._noted(interaction, table.game_id, seat, hand_shown(obs))

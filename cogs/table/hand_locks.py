@@ -11,9 +11,9 @@ was about to tap was gone (the e2e bench's whole game, 1 CI run in 5; the test i
 
 So each change holds its seat's lock from reading what the message shows until Discord
 has answered it, and the next change reads what the last one left. A tap waits for the
-lock at most ``TAP_WAIT`` seconds, then acknowledges the click (a deferred update:
-Discord wants an answer within 3 s) and waits on; its answer then edits the message as
-the original response.
+lock as long as its click allows (``answer_time``: Discord wants an answer within 3 s of
+the click), then acknowledges the click (a deferred update) and waits on; its answer then
+edits the message as the original response.
 
 Other processes are not held by it: on PostgreSQL, a tap answered by one process while
 another edits the same message is ordered by Discord alone (each reads the store's row
@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator
 
 import discord
 
-TAP_WAIT = 1.0  # seconds a tap waits for the lock before it acknowledges the click
+from .answer_time import acknowledged, time_left
 
 Seat = tuple[int, int]  # (game, seat)
 
@@ -65,11 +65,11 @@ class HandLocks:
 
     @staticmethod
     async def _acquire(lock: asyncio.Lock, tap: discord.Interaction | None) -> None:
-        if tap is None or tap.response.is_done():
-            await lock.acquire()
-            return
-        try:
-            await asyncio.wait_for(lock.acquire(), TAP_WAIT)
-        except TimeoutError:
-            await tap.response.defer()  # (for a component: a deferred update, no message)
-            await lock.acquire()
+        if tap is not None and lock.locked() and not tap.response.is_done():
+            # (not ``in_time``: a lock taken just as the wait ends must not be left held)
+            try:
+                await asyncio.wait_for(lock.acquire(), max(0.0, time_left(tap)))
+                return
+            except TimeoutError:
+                await acknowledged(tap)
+        await lock.acquire()

@@ -736,3 +736,45 @@ async def test_a_card_tapped_while_the_dead_marks_are_on_their_way_keeps_its_cho
         ply = manager.get(game_id).ply
         await (await choose_first(mover, hand)).wait_ack()
         await until(lambda: manager.get(game_id).ply > ply, "the number's move taken")
+
+
+async def test_a_tap_that_reaches_the_bot_late_while_its_hand_is_being_edited_is_answered(
+        room: Room) -> None:
+    """Discord's 3 s count from the click. A card tapped while the hand message's dead
+    marks are on their way waits for that edit, but only for what is left of the tap's
+    time: the click reached the bot 2.3 s late (a gateway lagging), so it is acknowledged
+    at once and its choices follow once the edit is answered. It waited its own second
+    from the arrival instead, and its answer was refused 3.3 s after the click (two
+    processes on PostgreSQL, 1 CI run in 5: the waits of a tap were each bounded, their
+    sum was not)."""
+    async with room.a_row():
+        manager, fake = room.manager, room.table.discord
+        prefix, _, there = position(DEAD_CARD.game, len(DEAD_CARD.people), GAME_SEED,
+                                    DEAD_CARD.options, DEAD_CARD.wanted)
+        game_id, _, people = await begun(room, DEAD_CARD)
+        for action in prefix[:-1]:
+            turn = manager.get(game_id).turn
+            assert turn is not None
+            await manager.submit(game_id, people[turn].id, action)
+        await until(lambda: not manager.announcing(game_id), "every change told")
+        seat = load(there).current_seat
+        mover = people[seat]
+        hand = kept_hand(mover, game_id, seat)
+        assert hand is not None and not shows_choices(hand)
+        edited = f"/channels/{hand.channel_id}/messages/{hand.id}"
+        late = fake.faults.slow(10, method="PATCH", path=f"^{edited}$")
+        try:
+            last = manager.get(game_id).turn
+            assert last is not None
+            move = asyncio.ensure_future(manager.submit(game_id, people[last].id, prefix[-1]))
+            await until(lambda: late.holding == 1, "the dead marks' edit at Discord")
+            fake.desk.lag = 2.3
+            click = await mover.click(hand, card_ids(hand)[0], timeout=5)
+            fake.desk.lag = 0.0
+            assert click.acknowledged
+        finally:
+            late.release()
+        shown = await click.changed(5)
+        assert shown.id == hand.id and shows_choices(shown), "the card's choices"
+        assert not fake.refused_requests([10062]), "no answer came after Discord's 3 s"
+        await move

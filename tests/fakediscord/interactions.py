@@ -12,6 +12,7 @@ LAUNCH_ACTIVITY) is one more entry.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections.abc import Callable
@@ -55,6 +56,9 @@ class InteractionDesk:
         self.gateway = gateway
         self.deadline = deadline
         self.clock = clock or FakeClock()
+        #: seconds from a person's action to its INTERACTION_CREATE at the bot (a gateway
+        #: or a bot lagging): Discord's 3 s count from the action, not from the arrival
+        self.lag = 0.0
         self.started: dict[int, Interaction] = {}
         self.modals: list[FakeModal] = []  # every modal the bot opened, oldest first
         self._callbacks: dict[int, Callback] = {
@@ -127,7 +131,11 @@ class InteractionDesk:
         interaction = Interaction(world, interaction_id, token, kind, person.id, channel_id,
                                   guild_id, payload, self.clock.now(), message=message)
         self.started[interaction_id] = interaction
-        self.gateway.dispatch("INTERACTION_CREATE", payload)
+        if self.lag > 0:
+            asyncio.get_running_loop().call_later(
+                self.lag, self.gateway.dispatch, "INTERACTION_CREATE", payload)
+        else:
+            self.gateway.dispatch("INTERACTION_CREATE", payload)
         return interaction
 
     def _owners(self, person: Member, kind: int, data: dict[str, Any], context: int,

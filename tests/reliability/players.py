@@ -108,7 +108,7 @@ class Player:
 
     async def _play_from(self, hand: FakeMessage, game: GameTruth) -> bool:
         for card_id in [c for c in hand.custom_ids() if c.startswith("seq:card:")]:
-            prompt = await (await self._click(hand, card_id)).reply(self.timeout)
+            prompt = await (await self._click(hand, card_id)).changed(self.timeout)
             if list(prompt.components()):
                 return await self._choose(prompt, game)
         return False

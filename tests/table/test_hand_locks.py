@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import discord
 import pytest
 
-from cogs.table import hand_locks
+from cogs.table import answer_time
 from cogs.table.hand_locks import HandLocks
 
 
@@ -26,12 +28,14 @@ class Response:
 
 
 class Click:
-    def __init__(self) -> None:
+    def __init__(self, made: float = 0.0) -> None:
         self.response = Response()
+        self.created_at = datetime.fromtimestamp(time.time() - made, UTC)  # (the id's time)
 
 
-def tap() -> Any:
-    return cast(discord.Interaction, Click())
+def tap(made: float = 0.0) -> Any:
+    """A click made ``made`` seconds ago."""
+    return cast(discord.Interaction, Click(made))
 
 
 async def test_a_change_waits_for_the_one_under_way_on_the_same_seat() -> None:
@@ -84,7 +88,7 @@ async def test_nothing_is_kept_once_no_one_holds_or_waits(monkeypatch: pytest.Mo
 
 async def test_a_tap_kept_waiting_is_acknowledged_then_answered_after(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hand_locks, "TAP_WAIT", 0.01)
+    monkeypatch.setattr(answer_time, "ANSWER_WITHIN", 0.01)
     locks = HandLocks()
     click = tap()
     release = asyncio.Event()
@@ -108,3 +112,23 @@ async def test_a_tap_not_kept_waiting_is_not_deferred() -> None:
     async with locks.changing(1, 0, tap=click):
         pass
     assert not click.response.deferred
+
+
+async def test_a_tap_that_came_late_waits_only_for_what_is_left_of_its_time() -> None:
+    """The time a tap may wait counts from the click, not from the wait: a click that
+    reaches the lock 1.95 s after it was made is acknowledged within about 0.05 s."""
+    locks, click = HandLocks(), tap(made=answer_time.ANSWER_WITHIN - 0.05)
+    release = asyncio.Event()
+
+    async def slow_edit() -> None:
+        async with locks.changing(1, 0):
+            await release.wait()
+
+    edit = asyncio.create_task(slow_edit())
+    await asyncio.sleep(0)
+    answered = asyncio.create_task(locks.changing(1, 0, tap=click).__aenter__())
+    await asyncio.sleep(0.5)
+    assert click.response.deferred and not answered.done(), "acknowledged, still waiting"
+    release.set()
+    await edit
+    await asyncio.wait_for(answered, 1)
