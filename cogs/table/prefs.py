@@ -14,6 +14,7 @@ import logging
 
 import discord
 
+from manager import TableView
 from store import GameLog, Store, StoreUnavailable
 
 from ..i18n import lang_of
@@ -79,6 +80,13 @@ class Preferences:
     def heard_from(self, interaction: discord.Interaction) -> None:
         """Remember the language this person's Discord shows (for their DMs later)."""
         self._user_lang[interaction.user.id] = lang_of(interaction.locale)
+
+    def table_lang(self, table: TableView) -> str:
+        """The language of a table's channel messages: its server's, or, for a game in
+        the bot's own DM (no server), the language of the person whose DM it is."""
+        if table.guild_id is None:
+            return self.user_lang(table.host_id, None)
+        return self.guild_lang(table.guild_id)
 
     def user_lang(self, user_id: int, guild_id: int | None) -> str:
         """A person's language, else their server's."""

@@ -176,8 +176,8 @@ async def turn_from_dm(person: Person, board: FakeMessage, *, reload: bool = Tru
     hand = await fake.wait_for(lambda: hand_message(person, game_id)
                                or final_board(fake, board.channel_id), 15,
                                f"{person.name}'s hand by DM, or the end of the game")
-    if hand.channel_id == board.channel_id:
-        return
+    if any(c.startswith("seq:rematch:") for c in hand.custom_ids()):
+        return  # (the final board: in the bot's own DM, the board's channel is the hand's)
     await play_from_hand(person, hand)
 
 
