@@ -79,6 +79,10 @@ async def test_a_game_in_the_bots_dm_against_two_computers(world: World) -> None
     assert any(line.startswith("Alice ") for line in moved)
     texts = [m.content for m in fake.visible_messages(dm)]
     assert not any(text.startswith("You are in a game") for text in texts)
+    # the rematch: the same seats, in the same DM
+    again = await (await alice.click(final, label="Rematch")).reply()
+    assert again.channel_id == dm and "Same seats and options" in again.text
+    assert "Computer (easy)" in again.text and "Computer (medium)" in again.text
     assert fake.refused_requests() == [], "nothing Discord would refuse"
 
 
