@@ -22,6 +22,7 @@ from tests.e2e.people import (
     play_from_hand,
     play_until_over,
     shows_choices,
+    turn_by_roll,
     turn_from_dm,
     whose_turn,
 )
@@ -84,6 +85,17 @@ async def test_a_game_in_the_bots_dm_against_two_computers(world: World) -> None
     assert again.channel_id == dm and "Same seats and options" in again.text
     assert "Computer (easy)" in again.text and "Computer (medium)" in again.text
     assert fake.refused_requests() == [], "nothing Discord would refuse"
+
+
+async def test_sequence_dice_in_the_bots_dm_against_a_computer(world: World) -> None:
+    fake, alice = world.discord, world["Alice"]
+    dm = fake.dm_channel(alice.id)
+    lobby = await dm_lobby(world.bot, fake, alice, "hard", game="dice")
+    await started(fake, alice, lobby)
+    final = await play_until_over(fake, dm, [alice], turn_by_roll)
+    assert "🏆" in final.content or "draw" in final.content
+    assert "rolled" in "\n".join(b.content for b in boards(fake, dm))
+    assert fake.refused_requests() == []
 
 
 @pytest.fixture
