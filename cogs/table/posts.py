@@ -255,7 +255,7 @@ class Posts:
         except Exception:
             log.exception("could not record the newest board of game %d", table.game_id)
             return
-        if stale is None or not self._prefs.tidies(table.guild_id):
+        if stale is None or not self._prefs.tidies_table(table):
             return
         try:
             await self.channel(table).get_partial_message(stale).delete()

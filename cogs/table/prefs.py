@@ -96,6 +96,12 @@ class Preferences:
     def tidies(self, guild_id: int | None) -> bool:
         return guild_id is not None and guild_id in self._tidy
 
+    def tidies_table(self, table: TableView) -> bool:
+        """Whether only the newest board of ``table`` stays: its server asks so, or it is
+        a game in the bot's own DM, where the hand message stays where it was sent and the
+        boards piling up under it would push it out of sight (one board, by the hand)."""
+        return table.guild_id is None or self.tidies(table.guild_id)
+
     def uses_threads(self, guild_id: int | None) -> bool:
         return guild_id is not None and guild_id in self._threads
 

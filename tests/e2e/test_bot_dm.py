@@ -17,6 +17,7 @@ from tests.community.test_family_seats_e2e import add_child
 from tests.e2e.conftest import World, make_world, running_bot
 from tests.e2e.people import (
     boards,
+    boards_posted,
     final_board,
     kept_hand,
     play_from_hand,
@@ -67,19 +68,24 @@ async def test_a_game_in_the_bots_dm_against_two_computers(world: World) -> None
     # the hand is in the same DM, saying so; no hello to the DM Alice is typing in
     hand = await fake.wait_for(lambda: next((m for m in alice.dms()
                                              if "Your hand" in m.content), None), 5, "the hand")
-    assert "(this DM)" in hand.content and "the newest board above" in hand.content
+    assert "(this DM)" in hand.content and "the board in this DM shows" in hand.content
     assert "#" not in hand.content.splitlines()[0], "no channel or server named"
     assert "Computer (easy)" in first.content and "Computer (medium)" in first.content
     final = await play_until_over(fake, dm, [alice], turn_from_dm)
     assert "🏆" in final.content or "draw" in final.content
     assert final.button(label="Rematch")
     # every move on a board: the computers' too, each board naming who moved
-    moved = [b.content.splitlines()[0] for b in boards(fake, dm)[1:]]
+    moved = [b.content.splitlines()[0] for b in boards_posted(fake, dm)[1:]]
     assert any(line.startswith("Computer (easy) ") for line in moved)
     assert any(line.startswith("Computer (medium) ") for line in moved)
     assert any(line.startswith("Alice ") for line in moved)
     texts = [m.content for m in fake.visible_messages(dm)]
     assert not any(text.startswith("You are in a game") for text in texts)
+    # one board stays, by the hand: the boards before it are tidied away as they go
+    # (the hand message itself may show the final board: a winning tap turns it so)
+    await fake.wait_for(lambda: [b.id for b in boards(fake, dm) if b.id != hand.id]
+                        == [final.id], 5, "the older boards tidied")
+    assert [m.id for m in fake.visible_messages(dm)][-2:] == [hand.id, final.id]
     # the rematch: the same seats, in the same DM
     again = await (await alice.click(final, label="Rematch")).reply()
     assert again.channel_id == dm and "Same seats and options" in again.text
@@ -113,7 +119,7 @@ async def test_the_bots_dm_game_speaks_its_persons_language(norwegian: World) ->
     hand = await fake.wait_for(lambda: next((m for m in kari.dms()
                                              if "Kortene dine" in m.content), None), 5,
                                "the hand, in Norwegian")
-    assert "(denne DM-en)" in hand.content and "det nyeste brettet over" in hand.content
+    assert "(denne DM-en)" in hand.content and "brettet i denne DM-en" in hand.content
 
 
 def moved_on(world: World, channel_id: int, *, turn: int | None = None,
