@@ -1,6 +1,7 @@
 """A game in the bot's own DM (issue 48, item 4): one person against computer players, or
 a grown-up with a child's seat. The bot is in that channel, so it posts there as it does in
-a server's: the lobby, a board after every move, the hand message kept in place below it.
+a server's: the lobby, a board after every move (the one before it tidied away, so the
+newest stays by the hand message, which is kept in place).
 The commands are synced globally here, as in production (a dev server's copy would not
 reach a DM)."""
 
