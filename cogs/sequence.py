@@ -67,6 +67,13 @@ def _card_ids() -> dict[str, str]:
 CARD_IDS = _card_ids()
 
 
+# Where /sequence is offered (Discord reads it off the group: a subcommand cannot narrow
+# it). A server that invited the bot, and the bot's own DM, where it posts the boards as
+# in a server's channel (the game is the DM's person's, with computers and family seats).
+# Not yet group DMs, DMs between people, or servers without the bot, which need the app
+# installed to a person's account and a game told through interaction answers alone.
+@app_commands.allowed_installs(guilds=True, users=False)
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
 class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                group_description=L("cmd.sequence.description")):
     """The ``/sequence`` command group."""
@@ -127,7 +134,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                            family_seats=L("opt.family.description"))
     @app_commands.choices(game=GAME_CHOICES, level=LEVEL_CHOICES,  # type: ignore[misc]
                           sequence_length=LENGTH_CHOICES, if_someone_leaves=ON_LEAVE_CHOICES)
-    @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction, game: str, level: str | None = None,
                   sequence_length: int | None = None, teams: bool | None = None,
                   if_someone_leaves: str | None = None,
@@ -158,19 +164,16 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await done(interaction, said)
 
     @app_commands.command(name=L("cmd.join.name"), description=L("cmd.join.description"))
-    @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction) -> None:
         await self._lobby_command(interaction, "join", "reply.joined")
 
     @app_commands.command(name=L("cmd.start.name"), description=L("cmd.start.description"))
-    @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction) -> None:
         await self._lobby_command(interaction, "start", "reply.started")
 
     @app_commands.command(name=L("cmd.remove.name"), description=L("cmd.remove.description"))
     @app_commands.rename(seat=L("opt.seat.name"))
     @app_commands.describe(seat=L("opt.seat.description"))
-    @app_commands.guild_only()
     async def remove(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4]) -> None:
         async with refusals(interaction, "/sequence remove", self.in_flight):
@@ -185,7 +188,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.leave.name"), description=L("cmd.leave.description"))
     @app_commands.rename(seat=L("opt.which_seat.name"))
     @app_commands.describe(seat=L("opt.which_seat.description"))
-    @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction,
                     seat: app_commands.Range[int, 1, 4] | None = None) -> None:
         async with refusals(interaction, "/sequence leave", self.in_flight):
@@ -202,7 +204,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.play.name"), description=L("cmd.play.description"))
     @app_commands.rename(card=L("opt.card.name"), space=L("opt.space.name"))
     @app_commands.describe(card=L("opt.card.description"), space=L("opt.space.description"))
-    @app_commands.guild_only()
     async def play(self, interaction: discord.Interaction, card: str | None = None,
                    space: str | None = None) -> None:
         async with refusals(interaction, "/sequence play", self.in_flight):
@@ -295,7 +296,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         return list(obs.get("legal") or [])
 
     @app_commands.command(name=L("cmd.roll.name"), description=L("cmd.roll.description"))
-    @app_commands.guild_only()
     async def roll(self, interaction: discord.Interaction) -> None:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         if table is None:
@@ -304,7 +304,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         await self.clicks.roll(interaction, table.game_id, None)
 
     @app_commands.command(name=L("cmd.hand.name"), description=L("cmd.hand.description"))
-    @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction) -> None:
         table = self.manager.table_for_channel(interaction.channel_id or 0)
         if table is None or table.status is not Status.PLAYING:
@@ -313,13 +312,12 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
         await self.clicks.show_hand(interaction, table.game_id)
 
     @app_commands.command(name=L("cmd.board.name"), description=L("cmd.board.description"))
-    @app_commands.guild_only()
     async def board(self, interaction: discord.Interaction) -> None:
         async with refusals(interaction, "/sequence board", self.in_flight):
             table = self._table_here(interaction)
             if table.status is not Status.PLAYING:
                 raise refusal("game_not_started")
-            lang = self.prefs.guild_lang(table.guild_id)
+            lang = self.prefs.table_lang(table)
             # read before the public placeholder: a game that ends meanwhile is refused
             # privately, never in the channel
             obs = self.manager.spectator_observation(table.game_id)
@@ -333,7 +331,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
                              **({} if picture is None else {"file": picture}))
 
     @app_commands.command(name=L("cmd.hint.name"), description=L("cmd.hint.description"))
-    @app_commands.guild_only()
     async def hint(self, interaction: discord.Interaction) -> None:
         async with refusals(interaction, "/sequence hint", self.in_flight):
             table = self._table_here(interaction)
@@ -342,7 +339,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
     @app_commands.command(name=L("cmd.resign.name"), description=L("cmd.resign.description"))
     @app_commands.rename(seat=L("opt.which_seat.name"))
     @app_commands.describe(seat=L("opt.which_seat.description"))
-    @app_commands.guild_only()
     async def resign(self, interaction: discord.Interaction,
                      seat: app_commands.Range[int, 1, 4] | None = None) -> None:
         """``seat``: for a grown-up holding several seats (their own, a child's)."""
@@ -354,7 +350,6 @@ class Sequence(commands.GroupCog, group_name=L("cmd.sequence.name"),
             await done(interaction, "reply.resigned")
 
     @app_commands.command(name=L("cmd.end.name"), description=L("cmd.end.description"))
-    @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction) -> None:
         async with refusals(interaction, "/sequence end", self.in_flight):
             table = self._table_here(interaction)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import string
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +35,21 @@ def catalogue(lang: str) -> dict[str, str]:
     merged: dict[str, str] = {}
     for path in files:
         with path.open(encoding="utf-8") as f:
-            part = dict(json.load(f))
+            part = dict(json.load(f, object_pairs_hook=partial(_once, path)))
         twice = sorted(set(part) & set(merged))
         if twice:
             raise ValueError(f"{path.name} defines {twice} again")
         merged.update(part)
     return merged
+
+
+def _once(path: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One JSON object's keys, each once (``json`` alone keeps the last of two silently)."""
+    keys = [k for k, _ in pairs]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"{path.name} defines {twice} twice")
+    return dict(pairs)
 
 
 def lang_of(locale: str | None) -> str:

@@ -108,7 +108,7 @@ class Announcer:
 
     async def lobby_cancelled(self, event: LobbyCancelled) -> None:
         table = event.table
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         footer = t("lobby.cancelled.idle", lang) if event.reason == "idle" else None
         await self._posts.refresh_lobby(table, footer=footer)
         self._forget(table.game_id)
@@ -118,7 +118,7 @@ class Announcer:
         table = event.table
         await self._posts.refresh_lobby(table)
         await self._posts.lobby_closed(table.game_id)
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         obs = event.observation
         if await self._posts.post_board(table, obs, messages.started_text(table, obs, lang),
                                         view=messages.board_view(table, obs, lang),
@@ -129,7 +129,7 @@ class Announcer:
         table = event.table
         if event.action == "roll":
             return  # the roller gets the dice privately; the board follows the placement
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         obs = event.observation
         over = bool(obs.get("is_over"))
         # a resignation or a turn lost to the timer was told in words just before (the
@@ -186,7 +186,7 @@ class Announcer:
             table = self._manager.get(game_id)
             if table.status is not Status.PLAYING:
                 return
-            lang = self._prefs.guild_lang(table.guild_id)
+            lang = self._prefs.table_lang(table)
             obs = self._manager.spectator_observation(game_id)
             await self._posts.post_board(
                 table, obs, "\n".join([t("board.again", lang), messages.turn_line(table, lang)]),
@@ -231,13 +231,13 @@ class Announcer:
     # ------------------------------------------------------------------ seats and timers
     async def seat_changed(self, event: SeatChanged) -> None:
         table = event.table
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
         await self._posts.post(table, content=t(f"seat.{event.change}", lang, name=name),
                                allowed_mentions=NO_MENTIONS)
 
     async def turn_reminder(self, event: TurnReminder) -> None:
-        lang = self._prefs.guild_lang(event.table.guild_id)
+        lang = self._prefs.table_lang(event.table)
         seat = event.table.seats[event.seat]
         words = (t("timer.reminder.child", lang, mention=f"<@{event.user_id}>", name=seat.name)
                  if seat.is_child else
@@ -248,7 +248,7 @@ class Announcer:
         if event.outcome == "seat_freed":
             return  # the SeatChanged ("freed") message already says so
         table = event.table
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         name = table.seats[event.seat].name if event.seat < len(table.seats) else "?"
         await self._posts.post(table, content=t(f"timer.timed_out.{event.outcome}", lang,
                                                 name=name), allowed_mentions=NO_MENTIONS)
@@ -256,7 +256,7 @@ class Announcer:
     # ------------------------------------------------------------------ the end
     async def game_over(self, event: GameOver) -> None:
         table = event.table
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         try:
             if event.reason == "ended":
                 # a moderator may have no seat: a mention shows their name without a ping

@@ -82,8 +82,8 @@ class TableClicks:
     async def _show_new_lobby(self, interaction: discord.Interaction, table: TableView,
                               content: str | None = None) -> None:
         """Fill in the "thinking..." placeholder: it becomes the lobby message."""
-        embed, view = messages.lobby_message(table, self._prefs.guild_lang(table.guild_id),
-                                             board_button=self._posts.board_button)
+        embed, view = messages.lobby_message(table, self._prefs.table_lang(table),
+                                             board_button=self._posts.offers_the_board(table))
         extra: dict[str, Any] = {} if content is None else {"content": content}
         async with self._posts.showing_lobby(table.game_id):
             message = await interaction.edit_original_response(embed=embed, view=view,
@@ -183,7 +183,7 @@ class TableClicks:
 
     async def _start_in_a_room(self, game_id: int, user_id: int) -> None:
         table = self._manager.get(game_id)
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         opened = None
         if self._prefs.uses_threads(table.guild_id) and self._manager.may_start(game_id,
                                                                                 user_id):
@@ -372,7 +372,7 @@ class TableClicks:
                 table = await self._manager.rematch(game_id, interaction.user.id,
                                                     channel_id)
             await self._show_new_lobby(interaction, table, t(
-                "rematch.same_seats", self._prefs.guild_lang(table.guild_id)))
+                "rematch.same_seats", self._prefs.table_lang(table)))
 
 
     # ------------------------------------------------------------------ the Activity

@@ -140,8 +140,8 @@ class DirectMessages:
         """On joining: say hello by DM once, so closed DMs are found before the deal (not
         again once a DM reached them, unless one was refused since). False only when the
         user refuses DMs (a passing failure is not a refusal)."""
-        if await self.memory.reached_before(user_id):
-            return True
+        if table.guild_id is None or await self.memory.reached_before(user_id):
+            return True  # (a game in the bot's own DM: they are in it, the hand comes there)
         await self.send(user_id, knock=True, content=t(
             "dm.check", lang, game=messages.game_name(table, lang),
             place=where(self._bot, table, lang)))
@@ -273,7 +273,7 @@ class DirectMessages:
         if (table.game_id, seat) in self._warned:
             return
         self._warned.put((table.game_id, seat), True)
-        glang = self._prefs.guild_lang(table.guild_id)
+        glang = self._prefs.table_lang(table)
         child = table.seats[seat]
         note = (t("dm.closed.child", glang, mention=f"<@{user_id}>", name=child.name)
                 if child.is_child else t("dm.closed", glang, mention=f"<@{user_id}>"))

@@ -39,6 +39,8 @@ def where(bot: discord.Client, table: TableView, lang: str) -> str:
 def where_is(bot: discord.Client, channel_id: int, guild_id: int | None, lang: str) -> str:
     channel = bot.get_channel(channel_id)
     guild = bot.get_guild(guild_id) if guild_id else None
+    if guild_id is None:
+        return messages.place(lang, "", None)
     return messages.place(lang, getattr(channel, "name", None) or str(channel_id),
                           guild.name if guild else "")
 
@@ -118,7 +120,9 @@ def hand_text(table: TableView, obs: Observation, lang: str, where: str) -> str:
     """The words over a hand: whose cards (when one account holds several hands), which
     game, where, and how to play it. They hold whoever's turn it is, so a hand in the DMs
     never goes stale between two moves."""
-    lines = [t("hand.dm", lang, game=game_name(table, lang), place=where), t("hand.turn", lang)]
+    # (a game in the bot's own DM: its boards are in the same DM, over the hand)
+    turn = "hand.turn" if table.guild_id is not None else "hand.turn.here"
+    lines = [t("hand.dm", lang, game=game_name(table, lang), place=where), t(turn, lang)]
     seat = obs.get("seat")
     if seat is not None and labelled(table, seat):
         lines.insert(0, seat_heading(table, obs, seat, lang))

@@ -76,8 +76,11 @@ def minutes(seconds: float | None) -> str:
     return str(int(value)) if value == int(value) else f"{value:.1f}"
 
 
-def place(lang: str, channel: str, guild: str) -> str:
-    """Where a game is, for a DM that must say which game it belongs to."""
+def place(lang: str, channel: str, guild: str | None) -> str:
+    """Where a game is, for a DM that must say which game it belongs to (no server: a
+    game in the bot's own DM, the only place without one that offers the commands)."""
+    if guild is None:
+        return t("place.dm", lang)
     return t("place.channel", lang, channel=channel, guild=guild)
 
 

@@ -85,7 +85,7 @@ class Posts:
         """``urgent``: around a board's post, so the bot's REST pace lets it go before
         what nobody is looking for yet (``runtime.budget.GlobalBudget.urgent``);
         ``board_button``: the bot serves the Activity, so the lobby and every board of a
-        game in play carry "Play on the board"."""
+        game in play carry "Play on the board" (``offers_the_board``)."""
         self._bot = bot
         self.board_button = board_button
         self._manager = manager
@@ -101,6 +101,12 @@ class Posts:
         # game -> the newest change of its lobby while its message is being shown and kept
         # (``showing_lobby``), None while there is none
         self._showing: dict[int, tuple[TableView, str | None] | None] = {}
+
+    def offers_the_board(self, table: TableView) -> bool:
+        """Whether ``table``'s lobby and boards carry "Play on the board": the bot serves
+        the Activity, and the table is in a server (Discord runs an Activity in a DM only
+        for an app installed to the person: issue 48, item 5)."""
+        return self.board_button and table.guild_id is not None
 
     def forget(self, game_id: int) -> None:
         """The game is over (or its lobby cancelled): drop everything kept for it, here
@@ -197,7 +203,7 @@ class Posts:
                                    messages.seat_names(table, lang), lang, table.game_id)
         if only_if is not None and not only_if():
             return None
-        if self.board_button and table.status == "playing":
+        if self.offers_the_board(table) and table.status == "playing":
             view = messages.with_board_button(view, table, lang)
         kwargs: dict[str, Any] = {"content": content, "file": picture, "view": view,
                                   "nonce": nonce or f"board:{table.game_id}:{table.ply}"}
@@ -249,7 +255,7 @@ class Posts:
         except Exception:
             log.exception("could not record the newest board of game %d", table.game_id)
             return
-        if stale is None or not self._prefs.tidies(table.guild_id):
+        if stale is None or not self._prefs.tidies_table(table):
             return
         try:
             await self.channel(table).get_partial_message(stale).delete()
@@ -288,9 +294,9 @@ class Posts:
         if table.game_id in self._showing:  # (being shown: then, see showing_lobby)
             self._showing[table.game_id] = (table, footer)
             return
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         embed, view = messages.lobby_message(table, lang, footer=footer,
-                                             board_button=self.board_button)
+                                             board_button=self.offers_the_board(table))
         where = await self._posted.lobby_message(table.game_id)
         if where is not None:
             if await edit_through(where[1], embed=embed, view=view):

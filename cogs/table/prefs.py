@@ -14,6 +14,7 @@ import logging
 
 import discord
 
+from manager import TableView
 from store import GameLog, Store, StoreUnavailable
 
 from ..i18n import lang_of
@@ -80,6 +81,13 @@ class Preferences:
         """Remember the language this person's Discord shows (for their DMs later)."""
         self._user_lang[interaction.user.id] = lang_of(interaction.locale)
 
+    def table_lang(self, table: TableView) -> str:
+        """The language of a table's channel messages: its server's, or, for a game in
+        the bot's own DM (no server), the language of the person whose DM it is."""
+        if table.guild_id is None:
+            return self.user_lang(table.host_id, None)
+        return self.guild_lang(table.guild_id)
+
     def user_lang(self, user_id: int, guild_id: int | None) -> str:
         """A person's language, else their server's."""
         return self._user_lang.get(user_id) or self.guild_lang(guild_id)
@@ -87,6 +95,12 @@ class Preferences:
     # ------------------------------------------------------------------ layout
     def tidies(self, guild_id: int | None) -> bool:
         return guild_id is not None and guild_id in self._tidy
+
+    def tidies_table(self, table: TableView) -> bool:
+        """Whether only the newest board of ``table`` stays: its server asks so, or it is
+        a game in the bot's own DM, where the hand message stays where it was sent and the
+        boards piling up under it would push it out of sight (one board, by the hand)."""
+        return table.guild_id is None or self.tidies(table.guild_id)
 
     def uses_threads(self, guild_id: int | None) -> bool:
         return guild_id is not None and guild_id in self._threads

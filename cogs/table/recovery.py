@@ -133,7 +133,7 @@ class Recovery:
         await self._posts.refresh_lobby(table)
 
     async def _game(self, table: TableView) -> None:
-        lang = self._prefs.guild_lang(table.guild_id)
+        lang = self._prefs.table_lang(table)
         before = self._posts.boards_posted(table.game_id).count
         recent = await self._recent(self._posts.channel(table))
         # A move may be coming in while this restarted process gets ready: wait until the

@@ -85,14 +85,14 @@ async def running_bot(fake: FakeDiscord, guild: FakeGuild, db: Path, *,
 
 async def make_world(tmp_path: Path, names: tuple[str, ...], *, locale: str = "en-US",
                      guild_locale: str = "en-US", channels: tuple[str, ...] = ("general",),
-                     clock: ManualClock | None = None, game_seed: int | None = None
-                     ) -> AsyncIterator[World]:
+                     clock: ManualClock | None = None, game_seed: int | None = None,
+                     dev_guild: bool = True) -> AsyncIterator[World]:
     async with FakeDiscord() as fake:
         guild = fake.add_guild("Family", locale=guild_locale, channels=channels)
         people = {n: fake.add_person(n, guild, locale=locale) for n in names}
         with fake.pointed_at():
             async with running_bot(fake, guild, tmp_path / "sequence.db", clock=clock,
-                                   game_seed=game_seed) as bot:
+                                   game_seed=game_seed, dev_guild=dev_guild) as bot:
                 yield World(fake, guild, bot, people, clock)
                 assert fake.unhandled == [], fake.unhandled
 

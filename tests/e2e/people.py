@@ -22,6 +22,13 @@ def boards(fake: FakeDiscord, channel_id: int) -> list[FakeMessage]:
             if any(f.filename == "board.png" for f in m.files)]
 
 
+def boards_posted(fake: FakeDiscord, channel_id: int) -> list[FakeMessage]:
+    """Every board picture posted in a channel, oldest first, those tidied away since (only
+    the newest board stays, where a server asks so and in the bot's own DM) included."""
+    return [m for m in fake.channel_messages.get(channel_id, []) if m.visible_to is None
+            and any(f.filename == "board.png" for f in m.files)]
+
+
 def final_board(fake: FakeDiscord, channel_id: int) -> FakeMessage | None:
     return next((b for b in boards(fake, channel_id)
                  if any(c.startswith("seq:rematch:") for c in b.custom_ids())), None)
@@ -176,8 +183,8 @@ async def turn_from_dm(person: Person, board: FakeMessage, *, reload: bool = Tru
     hand = await fake.wait_for(lambda: hand_message(person, game_id)
                                or final_board(fake, board.channel_id), 15,
                                f"{person.name}'s hand by DM, or the end of the game")
-    if hand.channel_id == board.channel_id:
-        return
+    if any(c.startswith("seq:rematch:") for c in hand.custom_ids()):
+        return  # (the final board: in the bot's own DM, the board's channel is the hand's)
     await play_from_hand(person, hand)
 
 
@@ -232,7 +239,7 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
             done = final_board(fake, channel_id)
             if done is not None:
                 return done
-            posted = boards(fake, channel_id)
+            posted = boards_posted(fake, channel_id)
             if len(posted) > after and whose_turn(posted[-1]) is not None:
                 return posted[-1]
             return None
@@ -244,7 +251,7 @@ async def play_until_over(fake: FakeDiscord, channel_id: int, people: list[Perso
             return board
         if taken == stop_after:
             return board
-        seen = len(boards(fake, channel_id))
+        seen = len(boards_posted(fake, channel_id))
         player = by_id[whose_turn(board)]  # type: ignore[index]
         await turn(player, board)
     raise AssertionError("the game did not end")

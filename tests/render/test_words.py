@@ -55,6 +55,20 @@ def test_a_key_defined_twice_is_an_error(tmp_path: Path,
         words.catalogue.cache_clear()
 
 
+def test_a_key_defined_twice_in_one_file_is_an_error(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """(``place.dm`` was so, the second unused text hiding the first)"""
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en.json").write_text('{"a": "A", "b": "B", "a": "again"}', encoding="utf-8")
+    monkeypatch.setattr(words, "LOCALE_DIR", tmp_path)
+    words.catalogue.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"en.json defines \['a'\] twice"):
+            words.catalogue("en")
+    finally:
+        words.catalogue.cache_clear()
+
+
 def test_feature_files_are_merged_after_the_main_file() -> None:
     assert t("picture.free", "en") == "FREE"  # from en/pictures.json
     assert t("card.lion", "no") == "Løve"  # from no.json
