@@ -203,10 +203,15 @@ class ActivityServer:
                 await self._serve(ws, connection)
         finally:
             self._doors.spoke(ws)
-            self._sockets.discard(ws)
             if not ws.closed:
                 await ws.close()
+            _unhook_heartbeat(request)
+            self._sockets.discard(ws)
         return ws
+
+    def open_sockets(self) -> int:
+        """Sockets open, or still closing (tests, the bench)."""
+        return len(self._sockets)
 
     async def _hello(self, ws: web.WebSocketResponse) -> Connection | None:
         """The first message says who (the session) and where (the instance); Discord
@@ -302,6 +307,17 @@ class ActivityServer:
 #: a place refused, in the log's words
 PLACE_REFUSED = {"no_activity": "an instance Discord does not know",
                  "not_in_activity": "an instance that does not list its person"}
+
+
+def _unhook_heartbeat(request: web.Request) -> None:
+    """aiohttp (3.14) keeps a closed socket's heartbeat callback on its connection:
+    connection -> callback -> socket -> request -> connection, a reference cycle for each
+    socket, freed only by the collector's full pass (which pauses every game; a flood of
+    sockets makes tens of thousands of such objects). Once the socket is closed its
+    heartbeat is over, and the connection lets go of it here."""
+    protocol = request.protocol
+    if getattr(protocol, "_data_received_cb", None) is not None:
+        protocol._data_received_cb = None
 
 
 def _busy(wait: float, lang: str) -> web.Response:

@@ -200,7 +200,13 @@ class DiscordLogin:
             asking = asyncio.ensure_future(self._ask(instance_id))
             self._asking[instance_id] = asking
             asking.add_done_callback(lambda done: self._asked(instance_id, done))
-        return await asyncio.shield(asking)
+        try:
+            return await asyncio.shield(asking)
+        finally:
+            # (its no, raised here, keeps this frame in its traceback: the frame must not
+            # keep the look-up holding that no, or each refused hello is a reference
+            # cycle, with its socket, left for the collector)
+            del asking
 
     def _asked(self, instance_id: str, done: asyncio.Future[Place]) -> None:
         self._asking.pop(instance_id, None)

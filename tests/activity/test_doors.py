@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -316,3 +318,55 @@ async def test_a_look_up_goes_at_the_rest_budgets_lowest_step(tmp_path: Path) ->
         finally:
             await login.close()
     assert steps == [BELOW] and asked_for_instances(table.discord) == 1
+
+
+@contextlib.contextmanager
+def garbage_kept() -> Iterator[list[object]]:
+    """What the cycle collector finds meanwhile, kept for the test to read (its full pass
+    pauses every game, for as long as what it frees is large)."""
+    gc.collect()
+    gc.garbage.clear()
+    kept: list[object] = []
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        yield kept
+        gc.collect()
+        kept.extend(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+def of_the_doors(garbage: list[object]) -> list[str]:
+    """The sockets, and the frames of the Activity's own code, among ``garbage``."""
+    return [type(o).__name__ if isinstance(o, aiohttp.web.WebSocketResponse)
+            else f"{o.f_code.co_qualname} frame" for o in garbage
+            if isinstance(o, aiohttp.web.WebSocketResponse)
+            or (isinstance(o, types.FrameType) and "/activity/" in o.f_code.co_filename)]
+
+
+async def test_a_refused_knock_leaves_nothing_for_the_cycle_collector(
+        tmp_path: Path) -> None:
+    limits = ActivityLimits(silent_sockets=2, silent_grace=0.0, hello_seconds=0.3,
+                            person_lookups_per_minute=1, person_lookup_burst=2)
+    async with a_table(tmp_path, activity_limits=limits, game_seed=7) as table, \
+            aiohttp.ClientSession() as http:
+        activity = table.bot.activity_app
+        assert activity is not None and activity.server is not None
+        server = activity.server
+        carol = PageClient(table.base, table["Carol"])
+        table.pages.append(carol)
+        session = await carol.login(table.discord.activities.authorize(table["Carol"]))
+        with garbage_kept() as garbage:
+            for _ in range(4):  # (a 404, then the person's bucket: 4003, 4003, 1013, 1013)
+                await hello(http, table.base, session, made_up_instance())
+            await hello(http, table.base, "not a session", made_up_instance())
+            silent = [await http.ws_connect(f"{table.base}/.proxy/ws") for _ in range(3)]
+            for ws in silent:  # (the first made room for the third; then their time ran out)
+                await ws.receive(timeout=10)
+                await ws.close()
+            await until(lambda: activity.refusals.counts["hello"] >= 3,
+                        "the silent sockets closed by the bot")
+            await until(lambda: server.open_sockets() == 0, "every socket let go of")
+        assert activity.refusals.counts["instance"] == 4
+        assert of_the_doors(garbage) == []
