@@ -206,20 +206,57 @@ class DmMemory:
         """The hand message kept for a seat (None: none, or the store cannot say): this
         process's note if it has one, else the store's row."""
         note = self._notes.get((game_id, seat))
-        if note is not None:
-            return note
-        if self._alone and (known := self._held(game_id, seat)) is not None:
+        if self._alone and (known := note or self._held(game_id, seat)) is not None:
             return known
         try:
             hand = await self._posted.dm_hand(game_id, seat)
         except StoreUnavailable:
-            return None  # (the outage is said once, by the store)
+            return note  # (the outage is said once, by the store)
         except Exception:
             log.exception("could not read the hand message of game %d", game_id)
-            return None
+            return note
         if hand is not None:
             self._hold(hand)
+        if note is not None and (hand is None or (note.message_id == hand.message_id
+                                                  and note.ply >= hand.ply)):
+            return note  # (not written yet, and no other process wrote a later move's)
         return hand
+
+    async def editing(self, hand: DmHand, ply: int) -> bool:
+        """This process is about to edit the seat's hand message to show the hand as of
+        move ``ply``. Where other processes edit it too, the row says so first; False when
+        it is of a later move already (this edit would put an older hand back: skip it)."""
+        if self._alone:
+            return True  # (one process: ``HandLocks`` orders its edits)
+        try:
+            ours = await self._posted.dm_hand_editing(hand, ply)
+        except StoreUnavailable:
+            return True  # (the outage is said once, by the store): edited as before
+        except Exception:
+            log.exception("could not note the edit of the hand message of game %d",
+                          hand.game_id)
+            return True
+        self._notes.pop((hand.game_id, hand.seat), None)  # (the row is newer than a note)
+        if ours:
+            self._hold(replace(hand, shows="", ply=ply))
+        return ours
+
+    async def edited(self, hand: DmHand) -> bool:
+        """The edit announced by ``editing`` is done: the message shows ``hand.shows``.
+        False when another process announced a later move's edit meanwhile: Discord may
+        have taken that first and this one over it, so the hand is to be shown again."""
+        if self._alone:
+            await self.hand_shows(hand)
+            return True
+        try:
+            ours = await self._posted.dm_hand_edited(hand)
+        except StoreUnavailable:
+            return True  # (the outage is said once, by the store)
+        except Exception:
+            log.exception("could not keep the hand message of game %d", hand.game_id)
+            return True
+        self._hold(hand if ours else replace(hand, shows=""))
+        return ours
 
     async def claim(self, user_id: int, game_id: int, seat: int) -> DmHand | None:
         """For a new game's seat: the seat's own message, or one of ``user_id``'s finished
@@ -242,7 +279,7 @@ class DmMemory:
         or one that no longer shows the cards: see the module's doc)."""
         key = (hand.game_id, hand.seat)
         known = self._notes.get(key) or self._held(*key)
-        if (known is not None and replace(known, shows=hand.shows) == hand
+        if (known is not None and replace(known, shows=hand.shows, ply=hand.ply) == hand
                 and hand.shows.startswith(CARDS)):
             self._hold(hand)
             self._note(key, hand)

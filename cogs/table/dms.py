@@ -52,6 +52,9 @@ from .urgency import HAND_WANTED, Urgency, unhurried
 log = logging.getLogger(__name__)
 
 RETRY_AFTER = 5.0  # seconds before the one retry of a hand that did not get through
+# seconds before a hand whose edit another process's later one overtook is shown again
+# (this process's table of the game follows that change within milliseconds: ``sharing``)
+OVERTAKEN_AFTER = 0.5
 SEATS_HELD = 4096  # (game, seat) notes kept at most, beside the pruning when a game ends
 
 
@@ -150,7 +153,7 @@ class DirectMessages:
     async def deliver_hand(self, table: TableView, seat: int,
                            obs: Observation | None = None, *, retry: bool = True,
                            reply_to: object = None, kept_after_doubt: bool = False,
-                           if_showing_cards: bool = False) -> None:
+                           if_showing_cards: bool = False, overtaken: bool = False) -> None:
         """Make the seat's hand message in the DMs of the account that plays it (a
         child's to its grown-up, one message per seat) show its hand as it is now
         (``obs``: the seat's view, default as it is now): the message kept for the seat is
@@ -161,7 +164,9 @@ class DirectMessages:
         seat (without the hand). ``reply_to``: the change's own request; a ``Tap`` on this
         seat's hand message is answered with the new hand instead (no DM edit), unless that
         answer fails. ``if_showing_cards``: only a message that shows the seat's cards
-        already is edited (their dead marks made true), none sent."""
+        already is edited (their dead marks made true), none sent. ``overtaken``: this
+        process's last edit may have landed over another's later one, so the message is
+        edited even if the row says it shows this hand."""
         user_id = table.seats[seat].user_id
         if user_id is None:
             return
@@ -170,11 +175,12 @@ class DirectMessages:
         async with self.locks.changing(table.game_id, seat):
             await self._deliver_hand(table, seat, user_id, obs, retry=retry,
                                      reply_to=reply_to, kept_after_doubt=kept_after_doubt,
-                                     if_showing_cards=if_showing_cards)
+                                     if_showing_cards=if_showing_cards, overtaken=overtaken)
 
     async def _deliver_hand(self, table: TableView, seat: int, user_id: int,
                             obs: Observation | None, *, retry: bool, reply_to: object,
-                            kept_after_doubt: bool, if_showing_cards: bool) -> None:
+                            kept_after_doubt: bool, if_showing_cards: bool,
+                            overtaken: bool) -> None:
         if isinstance(reply_to, Tap) and reply_to.seat == seat and await self._answer_tap(
                 reply_to, table, obs, kept_after_doubt):
             return
@@ -184,10 +190,13 @@ class DirectMessages:
         lang = self._prefs.user_lang(user_id, table.guild_id)
         if obs is None:
             obs = self._manager.seat_observation(table.game_id, seat)
-        shows = hand_shown(obs)
+        shows, ply = hand_shown(obs), int(obs["history_length"])
         kept = await self.memory.kept_hand(table.game_id, seat)
-        if kept is not None and kept.user_id == user_id and kept.shows == shows:
-            return  # it shows this hand already
+        if kept is not None and kept.user_id == user_id and (
+                (kept.shows == shows and not overtaken) or kept.ply > ply):
+            # it shows this hand already, or a later move's (another process heard of
+            # that one first: this change, heard late, must not put the older hand back)
+            return
         if if_showing_cards and (kept is None or kept.user_id != user_id
                                  or not kept.shows.startswith(CARDS)):
             return
@@ -195,9 +204,15 @@ class DirectMessages:
         if kept is None or kept.user_id != user_id:
             kept = await self.memory.claim(user_id, table.game_id, seat)
         if kept is not None:
+            if not await self.memory.editing(kept, ply):
+                return  # another process is showing a later move's hand
             edited = await self._edit(kept, payload)
             if edited is True:
-                await self.memory.hand_shows(replace(kept, shows=shows))
+                if not await self.memory.edited(replace(kept, shows=shows, ply=ply)):
+                    # a later move's edit went out meanwhile from another process, and
+                    # Discord may have taken it before this one: shown again, as it is then
+                    self._later(self._deliver_later(table.game_id, seat, OVERTAKEN_AFTER,
+                                                    overtaken=True))
                 return
             if edited is None:  # a passing failure: the edit is tried once more later
                 self._later_once(table, seat, retry)
@@ -208,7 +223,7 @@ class DirectMessages:
         message = await self._send(user_id, **payload)
         if message is not None:
             await self.memory.hand_shows(DmHand(table.game_id, seat, user_id,
-                                                message.channel.id, message.id, shows))
+                                                message.channel.id, message.id, shows, ply))
             return
         if not self.closed(user_id):
             # A passing failure (rate limit, 5xx beyond discord.py's own tries): try once
@@ -237,7 +252,7 @@ class DirectMessages:
         if message is not None:
             await self.memory.hand_shows(DmHand(table.game_id, tap.seat, tap.interaction.user.id,
                                                 message.channel.id, message.id,
-                                                hand_shown(obs)))
+                                                hand_shown(obs), int(obs["history_length"])))
         return True
 
     async def show_over(self, interaction: discord.Interaction, game_id: int, lang: str, *,
@@ -281,7 +296,7 @@ class DirectMessages:
 
     def _later_once(self, table: TableView, seat: int, retry: bool) -> None:
         if retry:
-            self._later(self._deliver_later(table.game_id, seat))
+            self._later(self._deliver_later(table.game_id, seat, RETRY_AFTER))
 
     async def _edit(self, kept: DmHand, payload: dict[str, Any]) -> bool | None:
         """Edit a kept hand message: True once done, False if it is gone (deleted, or DMs
@@ -320,12 +335,13 @@ class DirectMessages:
         self._retries.add(task)
         task.add_done_callback(self._retries.discard)
 
-    async def _deliver_later(self, game_id: int, seat: int) -> None:
-        await asyncio.sleep(RETRY_AFTER)
+    async def _deliver_later(self, game_id: int, seat: int, after: float, *,
+                             overtaken: bool = False) -> None:
+        await asyncio.sleep(after)
         try:
             table = self._manager.get(game_id)
             if table.status is Status.PLAYING:
-                await self.deliver_hand(table, seat, retry=False)
+                await self.deliver_hand(table, seat, retry=False, overtaken=overtaken)
         except Refusal:
             pass  # the game ended meanwhile: no hand to show
         except StoreUnavailable:

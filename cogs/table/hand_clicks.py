@@ -135,8 +135,9 @@ class HandInPlace:
         # kept before the message changes (``DmMemory.hand_shows``): a process killed
         # between the two must not leave a restart believing the cards are shown
         async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
+            ply = int(obs["history_length"])
             await in_time(interaction, self._noted(interaction, table.game_id, seat,
-                                                   choice_shown(int(obs["history_length"]))))
+                                                   choice_shown(ply), ply))
             await answer_with(interaction, payload)
 
     async def show_hand(self, interaction: discord.Interaction, table: TableView, seat: int,
@@ -157,7 +158,8 @@ class HandInPlace:
                                                           note=note))
         async with self._dms.locks.changing(table.game_id, seat, tap=interaction):
             await answer_with(interaction, payload)
-            await self._noted(interaction, table.game_id, seat, hand_shown(obs))
+            await self._noted(interaction, table.game_id, seat, hand_shown(obs),
+                              int(obs["history_length"]))
 
     async def made_true(self, interaction: discord.Interaction, table: TableView, seat: int,
                         lang: str) -> None:
@@ -170,8 +172,8 @@ class HandInPlace:
         await self._dms.show_over(interaction, game_id, lang, note=note)
 
     async def _noted(self, interaction: discord.Interaction, game_id: int, seat: int,
-                     shows: str) -> None:
+                     shows: str, ply: int) -> None:
         message = interaction.message
         if message is not None:
             await self._memory.hand_shows(DmHand(game_id, seat, interaction.user.id,
-                                                 message.channel.id, message.id, shows))
+                                                 message.channel.id, message.id, shows, ply))

@@ -15,9 +15,14 @@ lock as long as its click allows (``answer_time``: Discord wants an answer withi
 the click), then acknowledges the click (a deferred update) and waits on; its answer then
 edits the message as the original response.
 
-Other processes are not held by it: on PostgreSQL, a tap answered by one process while
-another edits the same message is ordered by Discord alone (each reads the store's row
-first, which a tap writes before it answers, so the window is one request's flight).
+Other processes are not held by it. On PostgreSQL, each unasked edit says in the store's
+row, before it goes, as of which move it shows the hand (``DmMemory.editing``): an edit of
+an older move than the row's is skipped, and one that a later move's edit overtook while
+both were on their way is sent again (issue 46: a turn's dead marks, heard late by the
+process that made the move before, put the hand from before the person's own last move
+back). A tap answered by one process while another edits the same message is ordered by
+Discord alone (a tap writes the row before it answers, so the window is one request's
+flight).
 """
 
 from __future__ import annotations

@@ -50,7 +50,10 @@ class DmDoor:
 @dataclass(frozen=True)
 class DmHand:
     """The message in ``user_id``'s DMs that shows the hand of ``seat`` in ``game_id``, and
-    what it shows now (``shows``: words of the Discord layer's own; '' when not known)."""
+    what it shows now (``shows``: words of the Discord layer's own; '' when not known), as
+    of which move (``ply``: the game's moves made when what it shows was true; -1 when not
+    known). Several processes edit one message, and a change heard late must not put an
+    older hand back over a newer one (``dms.py``)."""
 
     game_id: int
     seat: int
@@ -58,6 +61,7 @@ class DmHand:
     dm_channel: int
     message_id: int
     shows: str = ""
+    ply: int = -1
 
 
 # A row is only ever made for a lobby or game in play: a late write for a game that has
@@ -262,11 +266,12 @@ class Posted:
     async def dm_hand(self, game_id: int, seat: int) -> DmHand | None:
         """The message kept for this seat's hand, if there is one."""
         row = await self._db.fetchone(
-            "SELECT user_id, dm_channel, message_id, shows FROM dm_hands"
+            "SELECT user_id, dm_channel, message_id, shows, ply FROM dm_hands"
             " WHERE game_id = ? AND seat = ?", (game_id, seat))
         if row is None:
             return None
-        return DmHand(game_id, seat, int(row[0]), int(row[1]), int(row[2]), str(row[3]))
+        return DmHand(game_id, seat, int(row[0]), int(row[1]), int(row[2]), str(row[3]),
+                      int(row[4]))
 
     async def dm_hand_shows(self, hand: DmHand, *, now: float | None = None) -> None:
         """``hand.message_id`` is the seat's hand message and shows ``hand.shows``. A message
@@ -278,26 +283,59 @@ class Posted:
                 (hand.message_id, hand.game_id, hand.seat))
             await db.execute(
                 "INSERT INTO dm_hands (game_id, seat, user_id, dm_channel, message_id, shows,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, seat) DO UPDATE"
-                " SET user_id = excluded.user_id, dm_channel = excluded.dm_channel,"
+                " ply, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, seat)"
+                " DO UPDATE SET user_id = excluded.user_id, dm_channel = excluded.dm_channel,"
                 " message_id = excluded.message_id, shows = excluded.shows,"
-                " updated_at = excluded.updated_at",
+                " ply = excluded.ply, updated_at = excluded.updated_at",
                 (hand.game_id, hand.seat, hand.user_id, hand.dm_channel, hand.message_id,
-                 hand.shows, _now(now)))
+                 hand.shows, hand.ply, _now(now)))
 
         await self._db.write(work)
 
     async def dm_hands_show(self, hands: list[DmHand], *, now: float | None = None) -> None:
         """What each of these seats' hand messages shows now, in one transaction (notes
         kept a moment by the Discord side, so a click's note costs no commit of its own).
-        A row whose message changed meanwhile (taken over, gone) is left as it is."""
+        A row whose message changed meanwhile (taken over, gone), or that another process
+        made newer meanwhile (a later move's hand), is left as it is."""
         async def work(db: Tx) -> None:
             await db.executemany(
-                "UPDATE dm_hands SET shows = ?, updated_at = ?"
-                " WHERE game_id = ? AND seat = ? AND message_id = ?",
-                [(h.shows, _now(now), h.game_id, h.seat, h.message_id) for h in hands])
+                "UPDATE dm_hands SET shows = ?, ply = ?, updated_at = ?"
+                " WHERE game_id = ? AND seat = ? AND message_id = ? AND ply <= ?",
+                [(h.shows, h.ply, _now(now), h.game_id, h.seat, h.message_id, h.ply)
+                 for h in hands])
 
         await self._db.write(work)
+
+    async def dm_hand_editing(self, hand: DmHand, ply: int, *, now: float | None = None
+                              ) -> bool:
+        """Before another process may edit the same message (``shared``): this one is about
+        to make it show the hand as of move ``ply``. False when the row is of a later move
+        already (that hand, or its edit, is under way: this one is older, and skipped);
+        else the row says so, showing what is not known until ``dm_hand_edited``."""
+        async def work(db: Tx) -> bool:
+            row = await db.fetchone(
+                "UPDATE dm_hands SET ply = ?, shows = '', updated_at = ?"
+                " WHERE game_id = ? AND seat = ? AND message_id = ? AND ply <= ?"
+                " RETURNING message_id",
+                (ply, _now(now), hand.game_id, hand.seat, hand.message_id, ply))
+            return row is not None
+
+        return await self._db.write(work)
+
+    async def dm_hand_edited(self, hand: DmHand, *, now: float | None = None) -> bool:
+        """The edit that ``dm_hand_editing`` announced is done: the message shows
+        ``hand.shows``. False when another process announced a later move's edit meanwhile:
+        Discord may have taken that one first and this one over it, so the row says the
+        message shows what is not known, and the hand is to be shown again."""
+        async def work(db: Tx) -> bool:
+            row = await db.fetchone(
+                "UPDATE dm_hands SET shows = ?, updated_at = ?"
+                " WHERE game_id = ? AND seat = ? AND message_id = ? AND ply = ?"
+                " RETURNING message_id",
+                (hand.shows, _now(now), hand.game_id, hand.seat, hand.message_id, hand.ply))
+            return row is not None
+
+        return await self._db.write(work)
 
     async def claim_dm_hand(self, user_id: int, game_id: int, seat: int, *,
                             now: float | None = None) -> DmHand | None:
@@ -307,10 +345,11 @@ class Posted:
         it already has one, or None if the person has no message free."""
         async def work(db: Tx) -> DmHand | None:
             own = await db.fetchone(
-                "SELECT user_id, dm_channel, message_id, shows FROM dm_hands"
+                "SELECT user_id, dm_channel, message_id, shows, ply FROM dm_hands"
                 " WHERE game_id = ? AND seat = ?", (game_id, seat))
             if own is not None:
-                return DmHand(game_id, seat, int(own[0]), int(own[1]), int(own[2]), str(own[3]))
+                return DmHand(game_id, seat, int(own[0]), int(own[1]), int(own[2]), str(own[3]),
+                              int(own[4]))
             for _ in range(CLAIM_TRIES):
                 free = await db.fetchone(self._FREE_HAND_SQL, (user_id,))
                 if free is None:
@@ -321,7 +360,8 @@ class Posted:
                 # row to its new version without asking ``games`` again (the look's join
                 # keeps what it saw). The UPDATE's own snapshot sees that claim.
                 taken = await db.fetchone(
-                    "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', updated_at = ?"
+                    "UPDATE dm_hands SET game_id = ?, seat = ?, shows = '', ply = -1,"
+                    " updated_at = ?"
                     " WHERE game_id = ? AND seat = ? AND message_id = ? AND NOT EXISTS ("
                     "SELECT 1 FROM games g WHERE g.id = dm_hands.game_id"
                     " AND g.status IN " + OPEN_SQL + ") RETURNING message_id",

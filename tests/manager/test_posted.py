@@ -273,3 +273,38 @@ async def test_a_deleted_hand_message_is_forgotten(store: Store) -> None:
     assert await Posted(store.rows).dm_hand(game, 0) is not None
     await Posted(store.rows).dm_hand_gone(game, 0, 7001)
     assert await Posted(store.rows).dm_hand(game, 0) is None
+
+
+async def test_an_older_moves_edit_of_a_hand_message_is_refused_once_a_later_ones_began(
+        store: Store) -> None:
+    """Two processes edit one seat's message, each as it hears of a change: one heard late
+    (a turn's dead marks, queued behind a board) must not put the older hand back."""
+    game = await a_game(store)
+    posted = Posted(store.rows)
+    await posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion", 4))
+    assert await posted.dm_hand_editing(DmHand(game, 0, 42, 4200, 7001), 6)
+    assert not await posted.dm_hand_editing(DmHand(game, 0, 42, 4200, 7001), 5)
+    # while the edit is on its way the row does not say the message shows the lion
+    assert await posted.dm_hand(game, 0) == DmHand(game, 0, 42, 4200, 7001, "", 6)
+    assert await posted.dm_hand_edited(DmHand(game, 0, 42, 4200, 7001, "hand:bear", 6))
+    assert await posted.dm_hand(game, 0) == DmHand(game, 0, 42, 4200, 7001, "hand:bear", 6)
+    # a note of an older move's hand (a tap answered late) is left out too
+    await posted.dm_hands_show([DmHand(game, 0, 42, 4200, 7001, "hand:lion", 5)])
+    assert await posted.dm_hand(game, 0) == DmHand(game, 0, 42, 4200, 7001, "hand:bear", 6)
+
+
+async def test_an_edit_overtaken_by_a_later_moves_edit_is_told_so(store: Store) -> None:
+    """The older edit was announced first, the later one meanwhile: Discord may have taken
+    the later one first, so the older one's writer hears that it was overtaken."""
+    game = await a_game(store)
+    posted = Posted(store.rows)
+    await posted.dm_hand_shows(DmHand(game, 0, 42, 4200, 7001, "hand:lion", 4))
+    assert await posted.dm_hand_editing(DmHand(game, 0, 42, 4200, 7001), 5)
+    assert await posted.dm_hand_editing(DmHand(game, 0, 42, 4200, 7001), 6)
+    assert await posted.dm_hand_edited(DmHand(game, 0, 42, 4200, 7001, "hand:bear", 6))
+    assert not await posted.dm_hand_edited(DmHand(game, 0, 42, 4200, 7001, "hand:camel", 5))
+    assert await posted.dm_hand(game, 0) == DmHand(game, 0, 42, 4200, 7001, "hand:bear", 6)
+    # and a message taken over by the next game starts again from no move known
+    await store.games.set_status(game, "finished", now=1)
+    new = await a_game(store, 902)
+    assert await posted.claim_dm_hand(42, new, 0) == DmHand(new, 0, 42, 4200, 7001, "", -1)

@@ -158,3 +158,29 @@ async def test_a_hand_dealt_while_the_hello_opens_the_dm_waits_for_that_same_cha
     opened = [r for r in fake.requests
               if r.route == "POST /users/@me/channels" and r.status == 200]
     assert sorted(int(r.body["recipient_id"]) for r in opened) == sorted([alice.id, bob.id])
+
+
+async def test_on_postgresql_a_later_moves_hand_written_by_another_process_beats_a_note(
+        postgres_url: str) -> None:
+    """This process noted the hand it showed after a tap, not written yet; another process
+    has since shown the hand of a later move. The later one is what the message shows, so an
+    older change heard late here finds it and is not edited back over it (issue 46: Bob's
+    DM showed the hand from before his last move until his next turn)."""
+    here, there = await Store.connect(postgres_url), await Store.connect(postgres_url)
+    try:
+        memory = DmMemory(Posted(here.rows), note_after=3600)
+        other = DmMemory(Posted(there.rows), note_after=3600)
+        await memory.hand_shows(DmHand(3, 1, 40, 400, 7000, "choice:1", 1))
+        await memory.hand_shows(DmHand(3, 1, 40, 400, 7000, "hand:moose,dragon", 1))  # a note
+        kept = await other.kept_hand(3, 1)
+        assert kept is not None and await other.editing(kept, 4)
+        assert await other.edited(DmHand(3, 1, 40, 400, 7000, "hand:moose,hippo", 4))
+        assert await memory.kept_hand(3, 1) == DmHand(3, 1, 40, 400, 7000, "hand:moose,hippo", 4)
+        # and an edit of move 3 begun here now is refused: it would put an older hand back
+        assert not await memory.editing(DmHand(3, 1, 40, 400, 7000), 3)
+        await memory.close()  # (the note left is older than the row: it changes nothing)
+        assert (await other.kept_hand(3, 1)).shows == "hand:moose,hippo"  # type: ignore[union-attr]
+        await other.close()
+    finally:
+        await here.close()
+        await there.close()
