@@ -40,6 +40,7 @@ from aiohttp import WSMsgType, web
 from render.words import catalogue, lang_of, t
 
 from .connection import GOING_AWAY, Connection
+from .cycles import no_transport_cycle, unhook_heartbeat
 from .doors import Door, Limits, Sources, reason, retry_after
 from .hub import Hub, frame_of
 from .login import Busy, DiscordAway, DiscordLogin, LoginRefused
@@ -94,7 +95,7 @@ class ActivityServer:
         self.logins = 0  # sessions issued (tests, the bench)
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[no_transport_cycle])
 
         def both(method: str, path: str, handler: Handler) -> None:
             app.router.add_route(method, path, handler)
@@ -205,7 +206,7 @@ class ActivityServer:
             self._doors.spoke(ws)
             if not ws.closed:
                 await ws.close()
-            _unhook_heartbeat(request)
+            unhook_heartbeat(request, ws)
             self._sockets.discard(ws)
         return ws
 
@@ -307,17 +308,6 @@ class ActivityServer:
 #: a place refused, in the log's words
 PLACE_REFUSED = {"no_activity": "an instance Discord does not know",
                  "not_in_activity": "an instance that does not list its person"}
-
-
-def _unhook_heartbeat(request: web.Request) -> None:
-    """aiohttp (3.14) keeps a closed socket's heartbeat callback on its connection:
-    connection -> callback -> socket -> request -> connection, a reference cycle for each
-    socket, freed only by the collector's full pass (which pauses every game; a flood of
-    sockets makes tens of thousands of such objects). Once the socket is closed its
-    heartbeat is over, and the connection lets go of it here."""
-    protocol = request.protocol
-    if getattr(protocol, "_data_received_cb", None) is not None:
-        protocol._data_received_cb = None
 
 
 def _busy(wait: float, lang: str) -> web.Response:
