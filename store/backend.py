@@ -163,8 +163,14 @@ class Database(Protocol):
     #: whether the database answers now; says each outage once in the log
     outages: Outages
 
-    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-        """Run ``work`` as one atomic, durable transaction; return once it is committed."""
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]], *,
+                    durable: bool = True) -> T:
+        """Run ``work`` as one atomic, durable transaction; return once it is committed.
+
+        ``durable=False``: a hint that must outlive this process, not the machine (a row
+        saying what a message shows, which at worst costs one more edit): it may go
+        without waiting for the disk where the backend can still keep it through the
+        death of every process (SQLite's WAL), and stays durable where it cannot."""
         ...
 
     async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:

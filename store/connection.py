@@ -155,7 +155,8 @@ class SQLiteDatabase:
         self._lock = asyncio.Lock()
         self.schema_version = 0
         self.group_commit = True
-        self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._pending: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any],
+                                  bool]] = []
         self._flusher: asyncio.Task[None] | None = None
 
     def __str__(self) -> str:
@@ -288,7 +289,8 @@ class SQLiteDatabase:
 
     # -- writing -----------------------------------------------------------------------
 
-    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]], *,
+                    durable: bool = True) -> T:
         """Run ``work`` atomically and durably; return when it is committed.
 
         Why not ``await db.execute(...)`` statement by statement: each await is a hop to
@@ -301,18 +303,25 @@ class SQLiteDatabase:
         batch durable. Each write still applies whole or not at all, and one that fails
         is rolled back to its savepoint without touching the others. Nobody hears of a
         write before the COMMIT that contains it returned.
+
+        ``durable=False`` (a hint: ``Database.write``): a batch of such writes only is
+        committed with ``synchronous = NORMAL``, without the fsync. In WAL mode the commit
+        is then in the operating system's hands: it outlives this process (killed or not)
+        and is in the file for the next one, and only a crash of the machine itself may
+        roll the last such commits back. One durable write in the batch makes it all
+        durable, and the next fsync makes every earlier commit durable with it.
         """
         run = _in_thread(work)
         if not self.group_commit:
             async with self._lock:
                 with self._faults():
                     outcome, wrote = await self._conn._execute(  # type: ignore[no-untyped-call]
-                        _run_batch, self._conn._conn, [run])
+                        _run_batch, self._conn._conn, [run], durable)
             self._wrote(wrote)
             single: T = _unwrap(outcome[0])
             return single
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending.append((run, future))
+        self._pending.append((run, future, durable))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush_writes())
         result: T = await future
@@ -325,16 +334,17 @@ class SQLiteDatabase:
                 async with self._lock:
                     with self._faults():
                         outcomes, wrote = await self._conn._execute(  # type: ignore[no-untyped-call]
-                            _run_batch, self._conn._conn, [w for w, _ in batch])
+                            _run_batch, self._conn._conn, [w for w, _, _ in batch],
+                            any(durable for _, _, durable in batch))
                 self._wrote(wrote)
             except BaseException as exc:  # the batch failed whole: nothing is durable
-                for _, future in batch:
+                for _, future, _ in batch:
                     if not future.done():
                         future.set_exception(exc)
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 continue
-            for (_, future), outcome in zip(batch, outcomes, strict=True):
+            for (_, future, _), outcome in zip(batch, outcomes, strict=True):
                 if future.done():
                     continue
                 if isinstance(outcome, _Failed):
@@ -382,15 +392,28 @@ def _unwrap(outcome: Any) -> Any:
 
 
 def _run_batch(
-    db: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]]
+    db: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]], durable: bool
 ) -> tuple[list[Any], bool]:
-    """In aiosqlite's thread: one transaction, each write in its own savepoint.
+    """In aiosqlite's thread: one transaction, each write in its own savepoint; not
+    ``durable``: committed without the fsync, the connection back to FULL after it.
 
     A write that fails alone (a broken unique key) is rolled back to its savepoint. One
     that meets a file that cannot be written (a full disk: SQLite has then rolled back
     the whole transaction itself) fails the whole batch, as a COMMIT that fails does:
     the others would meet the same disk. Returns the outcomes, and whether the committed
     batch changed the file."""
+    if not durable:
+        db.execute("PRAGMA synchronous = NORMAL")
+    try:
+        return _run_transaction(db, works)
+    finally:
+        if not durable:
+            db.execute("PRAGMA synchronous = FULL")
+
+
+def _run_transaction(
+    db: sqlite3.Connection, works: list[Callable[[sqlite3.Connection], Any]]
+) -> tuple[list[Any], bool]:
     outcomes: list[Any] = []
     before = db.total_changes
     db.execute("BEGIN IMMEDIATE")

@@ -396,8 +396,13 @@ class PostgresDatabase:
 
     # -- writing -----------------------------------------------------------------------
 
-    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]], *,
+                    durable: bool = True) -> T:
         """One transaction on a pooled connection; returns after its COMMIT.
+
+        Always durable (``durable`` is not used): PostgreSQL's asynchronous commit loses
+        the last transactions when the server crashes, not only when the machine does,
+        and the server is stopped under the bot in earnest (``tests/reliability``).
 
         A database that goes away before COMMIT is sent leaves nothing written
         (``StoreUnavailable``); one that goes away after it was sent and before it

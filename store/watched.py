@@ -39,8 +39,9 @@ class Watched:
         self.schema_version = db.schema_version  # (migrated before the store is made)
         self.outages = db.outages
 
-    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
-        return await self._timed("write", self._db.write(work))
+    async def write(self, work: Callable[[Tx], Coroutine[Any, Any, T]], *,
+                    durable: bool = True) -> T:
+        return await self._timed("write", self._db.write(work, durable=durable))
 
     async def read(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
         return await self._timed("read", self._db.read(work))

@@ -35,9 +35,11 @@ the store again:
   ``WRITE_WAIT``: a tap is answered within Discord's 3 s): lost, the row would go on
   saying that the message shows the seat's cards, which is just what a restart compares
   with, and the choice of a move that was never kept would stay in the DM (issue 46:
-  killed right after the number's tap, before the move was kept, 3 runs of 3). So is a
-  message that becomes a seat's hand (sent, taken over): losing that would send a second
-  hand.
+  killed right after the number's tap, before the move was kept, 3 runs of 3). It must
+  outlive this process, not the machine, so it is written as a hint (``durable=False``:
+  on SQLite, no fsync of its own; a move's fsync makes it durable too). A message that
+  becomes a seat's hand (sent, taken over) is written at once and durably: losing that
+  would send a second hand.
 
 Times are wall-clock epoch seconds (compared across processes); the clock is a parameter.
 """
@@ -285,8 +287,12 @@ class DmMemory:
             self._note(key, hand)
             return
         self._notes.pop(key, None)  # (this write is newer than a note waiting)
+        # A message new to the seat is kept durably (lost, a second hand would be sent);
+        # the kept one leaving the cards is a hint (lost, one more edit: the module doc)
+        new = known is None or (known.message_id, known.user_id) != (hand.message_id,
+                                                                     hand.user_id)
         self._hold(hand)
-        write = asyncio.ensure_future(_kept(self._posted.dm_hand_shows(hand),
+        write = asyncio.ensure_future(_kept(self._posted.dm_hand_shows(hand, durable=new),
                                             f"the hand message of game {hand.game_id}"))
         self._writing.add(write)
         write.add_done_callback(self._writing.discard)

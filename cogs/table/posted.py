@@ -17,6 +17,14 @@ The newest board is settled in one transaction (``board_posted``): the stored ne
 read under a row lock (``FOR UPDATE`` on PostgreSQL; SQLite's one writer serialises it
 anyway) and the newer of the two by ply is kept, so two processes posting boards of one
 game at once end with one newest board and one stale board to delete, never two newest.
+
+Most of these rows are hints, written with ``durable=False`` (``Database.write``): what a
+hand message shows, which board is the newest. They outlive a killed process, as every
+row does; on SQLite they go without an fsync of their own (the next move's makes them
+durable), so a machine that loses its power may lose the last of them, and that costs an
+old board left untidied or one more edit of a hand. The rows that would cost a message
+sent twice (a hand message made or taken over, a DM channel opened, a lobby's message)
+are durable.
 """
 
 from __future__ import annotations
@@ -169,7 +177,8 @@ class Posted:
                 " WHERE game_id = ?", (message_id, ply, _now(now), game_id))
             return None if kept is None else kept[1]
 
-        return await self._db.write(work)
+        # A hint (``Database.write``): lost with the machine, one old board is not tidied
+        return await self._db.write(work, durable=False)
 
     async def newest_board(self, game_id: int) -> NewestBoard | None:
         row = await self._db.fetchone(
@@ -273,10 +282,13 @@ class Posted:
         return DmHand(game_id, seat, int(row[0]), int(row[1]), int(row[2]), str(row[3]),
                       int(row[4]))
 
-    async def dm_hand_shows(self, hand: DmHand, *, now: float | None = None) -> None:
+    async def dm_hand_shows(self, hand: DmHand, *, durable: bool = True,
+                            now: float | None = None) -> None:
         """``hand.message_id`` is the seat's hand message and shows ``hand.shows``. A message
         shows one seat's hand at a time: a row that had this message for another seat (a
-        message tapped and so taken over) is dropped in the same transaction."""
+        message tapped and so taken over) is dropped in the same transaction. ``durable``:
+        False for a hint, which must outlive the process but not the machine
+        (``Database.write``)."""
         async def work(db: Tx) -> None:
             await db.execute(
                 "DELETE FROM dm_hands WHERE message_id = ? AND NOT (game_id = ? AND seat = ?)",
@@ -290,7 +302,7 @@ class Posted:
                 (hand.game_id, hand.seat, hand.user_id, hand.dm_channel, hand.message_id,
                  hand.shows, hand.ply, _now(now)))
 
-        await self._db.write(work)
+        await self._db.write(work, durable=durable)
 
     async def dm_hands_show(self, hands: list[DmHand], *, now: float | None = None) -> None:
         """What each of these seats' hand messages shows now, in one transaction (notes
@@ -304,7 +316,7 @@ class Posted:
                 [(h.shows, h.ply, _now(now), h.game_id, h.seat, h.message_id, h.ply)
                  for h in hands])
 
-        await self._db.write(work)
+        await self._db.write(work, durable=False)  # (hints: see ``dm_memory``)
 
     async def dm_hand_editing(self, hand: DmHand, ply: int, *, now: float | None = None
                               ) -> bool:

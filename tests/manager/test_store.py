@@ -6,8 +6,10 @@ PRAGMAs, its bytes) and have PostgreSQL twins in test_store_postgres.py."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from store import (
     Standings,
     Store,
     StoreError,
+    Tx,
     migration_files,
 )
 
@@ -162,3 +165,62 @@ async def test_the_owners_share_one_connection(store: Store) -> None:
     assert await layout.thread_guilds() == {1}
     assert (await store.standings.stats(5)).games == 0
     assert isinstance(store.games, GameLog) and isinstance(store.standings, Standings)
+
+
+async def _synchronous(db: Tx) -> int:
+    row = await db.fetchone("PRAGMA synchronous")
+    assert row is not None
+    return int(row[0])
+
+
+async def test_a_hint_is_committed_without_an_fsync_and_nothing_else_is(db_path: Path) -> None:
+    """``durable=False`` (a row saying what a message shows) skips the commit's fsync
+    (synchronous NORMAL, 1); a write beside it in the same group commit makes the batch
+    durable (FULL, 2), and the connection is FULL again after every hint."""
+    async with await Store.open(db_path) as store:
+        assert await store.rows.write(_synchronous, durable=False) == 1
+        assert await store.pragma("synchronous") == 2
+        assert await store.rows.write(_synchronous) == 2
+        together = await asyncio.gather(store.rows.write(_synchronous, durable=False),
+                                        store.rows.write(_synchronous))
+        assert together == [2, 2]
+        assert await store.pragma("synchronous") == 2
+
+
+async def test_a_failed_hint_leaves_the_connection_durable(db_path: Path) -> None:
+    async def broken(db: Tx) -> None:
+        await db.execute("INSERT INTO no_such_table VALUES (1)")
+
+    async with await Store.open(db_path) as store:
+        with pytest.raises(sqlite3.OperationalError):
+            await store.rows.write(broken, durable=False)
+        assert await store.pragma("synchronous") == 2
+        assert await store.rows.write(_synchronous) == 2
+
+
+HINT_THEN_KILLED = """
+import asyncio, os, signal, sys
+from store import Store
+
+async def main(path):
+    store = await Store.open(path)
+    async def hint(db):
+        await db.execute("INSERT INTO dm_doors (user_id, dm_channel, updated_at)"
+                         " VALUES (7, 70, 0)")
+    await store.rows.write(hint, durable=False)
+    os.kill(os.getpid(), signal.SIGKILL)  # no close, no checkpoint: killed
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_a_hint_outlives_the_process_that_wrote_it(db_path: Path) -> None:
+    """What a hint needs: once its write returned, killing the process loses nothing (the
+    commit is in the WAL, in the operating system's hands, for the next process)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HINT_THEN_KILLED, str(db_path),
+        cwd=str(Path(__file__).resolve().parents[2]))
+    assert await proc.wait() == -signal.SIGKILL
+    async with await Store.open(db_path) as store:
+        row = await store.rows.fetchone("SELECT dm_channel FROM dm_doors WHERE user_id = 7")
+    assert row is not None and row[0] == 70

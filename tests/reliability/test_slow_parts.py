@@ -111,13 +111,13 @@ async def test_a_stalled_sqlite_writer_still_lets_every_click_be_acknowledged(
     write = Connection.write
     stalls = [SLOW]
 
-    async def stalled(self: Connection, work: Any) -> Any:
+    async def stalled(self: Connection, work: Any, *, durable: bool = True) -> Any:
         def slow_work(db: Any) -> Any:
             if stalls:
                 time.sleep(stalls.pop())  # inside the writer thread and the store's lock
             return work(db)
 
-        return await write(self, slow_work)
+        return await write(self, slow_work, durable=durable)
 
     monkeypatch.setattr(Connection, "write", stalled)
     moves = [asyncio.create_task(mover(rig, g).take_turn(rig.games()[g.id])) for g in (a, b)]
