@@ -49,14 +49,23 @@ async def acknowledged(interaction: discord.Interaction) -> None:
 async def in_time(interaction: discord.Interaction, awaitable: Awaitable[T]) -> T:
     """What ``awaitable`` gives; if the click's time runs out first, the click is
     acknowledged meanwhile, and the wait goes on."""
-    task = asyncio.ensure_future(awaitable)
     left = time_left(interaction)
+    if left == float("inf"):
+        return await awaitable
+    # A timer, not a task to wait on: this runs twice a move, and the wait is nearly
+    # always short (a task, a set and a future each time were a measurable part of it)
+    acknowledging: list[asyncio.Task[None]] = []
+    timer = asyncio.get_running_loop().call_later(
+        max(0.0, left), lambda: acknowledging.append(
+            asyncio.ensure_future(acknowledged(interaction))))
     try:
-        if left != float("inf"):
-            done, _ = await asyncio.wait({task}, timeout=max(0.0, left))
-            if not done:
-                await acknowledged(interaction)
-        return await task
+        got = await awaitable
     except BaseException:
-        task.cancel()  # (the caller gave up: so does what it waited for)
+        for ack in acknowledging:  # (the caller gave up: so does what it waited for)
+            ack.cancel()
         raise
+    finally:
+        timer.cancel()
+    for ack in acknowledging:  # (the answer must not overtake its acknowledgement)
+        await ack
+    return got
