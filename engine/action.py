@@ -38,6 +38,11 @@ DICE_VERBS = frozenset({"place", "replace", "remove"})
 #: actions with no space and no card (the engine's own history also holds its entries,
 #: such as a resignation, which are not actions a player chooses)
 BARE = frozenset({"roll", "pass", "skip"})
+#: texts already read, and what they stand for (an action is a frozen value: one may be
+#: handed to every caller). A move's buttons, choices and checks read the same few texts
+#: again and again, about 25 times a move; bounded, as a page may send any text it likes
+_READ: dict[str, Action] = {}
+_READ_MOST = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,18 @@ class Action:
         the code of what is wrong with it: ``malformed`` (no action's form),
         ``unknown_card`` (what is played is no word: ``tiger-king@B3``), ``bad_space``
         (where is no space like B3: ``lion@33``)."""
-        cleaned = text.strip() if isinstance(text, str) else ""
+        if not isinstance(text, str):
+            raise _malformed("")
+        read = _READ.get(text)
+        if read is None:
+            read = cls._read(text)
+            if len(_READ) < _READ_MOST:
+                _READ[text] = read
+        return read
+
+    @classmethod
+    def _read(cls, text: str) -> Action:
+        cleaned = text.strip()
         word = cleaned.lower()
         if not cleaned or len(cleaned) > MAX_TEXT:
             raise _malformed(cleaned[:MAX_TEXT])
