@@ -2,13 +2,21 @@
 
 The bot runs as its own process (``python bot.py``, the Activity on, its doors at their
 defaults: no trusted proxy, so every login shares the bucket in all), against the fake
-Discord in the bench's process. Two people play Kids from their DMs at a person's pace
-(``THINK_S`` to look before each click), 50 moves in each part (games one after another),
-each move's board timed from the click to the board at the fake Discord, as the e2e bench
-times them (``bench/e2e_bench.py``): first alone, then while each flood runs at the live
-bot over loopback; in five rounds of 10 moves a part (alone, the login flood, the hello
-flood, and again), so that a machine whose load changes meanwhile weighs on every part
-alike. A flood is a process of its own (``python -m bench.doors_bench``, ``main`` below),
+Discord in the bench's process. Five families of two (``Sizes.families``) play Kids at
+once, each from their DMs at a person's pace (``THINK_S`` to look before each click) at a
+table of their own (games one after another), 250 moves in each part; each move's board is
+timed from the click to the board at the fake Discord, as the e2e bench times them
+(``bench/e2e_bench.py``): first alone, then while each flood runs at the live bot over
+loopback; in five rounds of 50 moves a part (alone, the login flood, the hello flood, and
+again), so that a machine whose load changes meanwhile weighs on every part alike.
+
+Why 250, by five families: a board takes about 10 ms, and the slowest of a part's boards
+are the machine's own hiccups (another process, a full pass of the collector), which come
+as often alone as in a flood. The p99 of 50 boards was their slowest, and its ratio moved
+from 0.4 to 4.8 between runs of the same code; of 250 it is the third slowest. One family
+cannot play faster: a channel posts at most 5 messages in 5 s (``CHANNEL_PACE``).
+
+A flood is a process of its own (``python -m bench.doors_bench``, ``main`` below),
 bounded in count and in time, that stops when its part does.
 
 - ``doors_login_requests_per_1000``: requests to Discord's OAuth2 endpoint caused by 1,000
@@ -60,7 +68,7 @@ LOGINS_PER_S = 100.0  # the login flood: made-up codes a second
 HELLOS_PER_S = 50.0  # the hello flood: sockets a second, each naming a made-up instance
 THINK_S = (1.0, 3.0)  # a person looks at the board and their hand before clicking
 SEED = 2025
-TABLES = 40  # channels for the timed games (a game stopped at its count stays in its own)
+TABLES = 100  # channels for the timed games (a game stopped at its count stays in its own)
 
 
 @dataclass(frozen=True)
@@ -71,10 +79,11 @@ class Sizes:
     silent: int  # sockets held open that never say hello
     pages: int  # new pages timed to their first board, alone (twice) and with them
     warm_up: int  # moves played first, not timed (the bot process's first boards)
+    families: int  # families playing at once, each at a table of its own
 
 
-FULL = Sizes(50, 5, THINK_S, 1000, 5, 10)
-QUICK = Sizes(4, 1, (0.1, 0.3), 200, 2, 2)
+FULL = Sizes(250, 5, THINK_S, 1000, 5, 10, 5)
+QUICK = Sizes(4, 1, (0.1, 0.3), 200, 2, 2, 1)
 
 
 def run(quick: bool = False) -> dict[str, float]:
@@ -107,6 +116,9 @@ async def _run(quick: bool) -> dict[str, float]:
             names = ("pages", *(f"table-{i}" for i in range(TABLES)))
             guild = fake.add_guild("Family", channels=names)
             host, guest = fake.add_person("Alice", guild), fake.add_person("Bob", guild)
+            families = [(host, guest), *((fake.add_person(f"Parent {i}", guild),
+                                          fake.add_person(f"Child {i}", guild))
+                                         for i in range(1, size.families))]
             carol, mallory = fake.add_person("Carol", guild), fake.add_person("Mallory", guild)
             bot = BotProcess(fake, Path(folder) / "doors.db", Path(folder) / "bot.log",
                              guild_id=guild.id, computer_delay=0.0, extra_env={
@@ -118,12 +130,12 @@ async def _run(quick: bool) -> dict[str, float]:
                 await served(f"{base}/")
                 await fake.wait_for(lambda: fake.commands.get(guild.id), 60, "command sync")
                 tables = iter(guild.channel_ids[1:])
-                await _moves(fake, tables, host, guest, Times(), size.warm_up, size.think)
+                await _moves(fake, tables, families, Times(), size.warm_up, size.think)
                 session = await _session(fake, base, mallory)  # (before the login floods)
                 figures.update(await _pages(fake, base, carol, host, guest,
                                             guild.channel_ids[0], size))
                 assert bot.pid is not None
-                parts = await _parts(fake, bot.pid, tables, host, guest, size, [
+                parts = await _parts(fake, bot.pid, tables, families, size, [
                     ("alone", "", []),
                     ("login", "/oauth2/token", ["login", base, str(LOGINS_PER_S)]),
                     ("hello", "/activity-instances/",
@@ -157,8 +169,9 @@ class Part:
     cpu: float = 0.0  # the bot process's CPU seconds, the game's included
 
 
-async def _parts(fake: Any, bot: int, tables: Iterator[int], host: Any, guest: Any,
-                 size: Sizes, kinds: list[tuple[str, str, list[str]]]) -> dict[str, Part]:
+async def _parts(fake: Any, bot: int, tables: Iterator[int],
+                 families: list[tuple[Any, Any]], size: Sizes,
+                 kinds: list[tuple[str, str, list[str]]]) -> dict[str, Part]:
     """Each part in turn, ``size.rounds`` times (alone, then each flood, then again): a
     machine whose load changes meanwhile (other processes, other tests) weighs on every
     part alike, rather than on whichever came last."""
@@ -169,7 +182,7 @@ async def _parts(fake: Any, bot: int, tables: Iterator[int], host: Any, guest: A
     for _ in range(size.rounds):
         for name, path, args in kinds:
             part = parts[name]
-            play = _moves(fake, tables, host, guest, part.times, size.moves // size.rounds,
+            play = _moves(fake, tables, families, part.times, size.moves // size.rounds,
                           size.think)
             cpu_before, asked_before = cpu_seconds(bot), _asked(fake, path)
             part.sent += (await _flooded(play, args))[1] if args else await _alone(play)
@@ -223,15 +236,25 @@ def _board_figures(alone: Any, login: Any, hello: Any) -> dict[str, float]:
     }
 
 
-async def _moves(fake: Any, tables: Iterator[int], host: Any, guest: Any, times: Any,
-                 moves: int, think: tuple[float, float]) -> None:
-    """Games one after another, each in a channel of its own, until ``moves`` moves had
-    their boards timed (the last game left where the count stopped it)."""
-    from bench.e2e_bench import play
+async def _moves(fake: Any, tables: Iterator[int], families: list[tuple[Any, Any]],
+                 times: Any, moves: int, think: tuple[float, float]) -> None:
+    """``families`` play at once until ``moves`` moves had their boards timed, shared out
+    among them; each plays games one after another, each in a channel of its own (the
+    last game left where the count stopped it)."""
+    from bench.e2e_bench import Times, play
 
-    goal = len(times.boards) + moves
-    while len(times.boards) < goal:
-        await play(fake, next(tables), host, guest, times, think, goal - len(times.boards))
+    async def family(host: Any, guest: Any, share: int) -> None:
+        own = Times()
+        while len(own.boards) < share:
+            await play(fake, next(tables), host, guest, own, think, share - len(own.boards))
+        times.boards.extend(own.boards)
+        times.acks.extend(own.acks)
+
+    shares = [moves // len(families) + (i < moves % len(families))
+              for i in range(len(families))]
+    await asyncio.gather(*(family(host, guest, share)
+                           for (host, guest), share in zip(families, shares, strict=True)
+                           if share))
 
 
 async def _flooded(work: Awaitable[T], args: list[str]) -> tuple[T, int]:
