@@ -68,3 +68,22 @@ def test_a_text_that_is_no_action_is_refused_saying_what_is_wrong(text: str,
     with pytest.raises(IllegalAction) as refused:
         Action.parse(text)
     assert refused.value.code == code
+
+
+def test_a_text_read_again_is_the_same_action_and_what_is_kept_is_bounded() -> None:
+    """Each text is read once (a move reads the same few about 25 times): asked again, the
+    same frozen value; a flood of made-up texts keeps at most ``_READ_MOST`` of them, and
+    one past the bound is still read right."""
+    assert Action.parse("lion@B3") is Action.parse("lion@B3")
+    for n in range(engine.action._READ_MOST + 10):
+        Action.parse(f"lion@Z{n % 99 + 1}{'' if n < 99 else ' ' * (n // 99)}")
+    assert len(engine.action._READ) <= engine.action._READ_MOST
+    assert Action.parse(" dragon@c9 ") == Action("dragon", "C9")
+
+
+def test_a_text_refused_once_is_refused_again() -> None:
+    """Only what reads is kept: a refusal is never remembered as an action."""
+    for _ in range(2):
+        with pytest.raises(IllegalAction) as refused:
+            Action.parse("lion@33")
+        assert refused.value.code == "bad_space"
