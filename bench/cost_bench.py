@@ -29,6 +29,7 @@ from collections.abc import Callable
 from PIL import Image
 
 import engine
+from engine.action import Action
 from render import board, choice, encode, hand, png_bands
 
 OLD_LEVEL = 5  # the zlib level before issue 19
@@ -72,7 +73,7 @@ def _game_moves(seed: int = 11) -> list[tuple[Image.Image, engine.Observation, I
         if seat is None:
             break
         mine = game.observation(seat)
-        spaces = [a.split("@")[1] for a in game.legal_actions() if "@" in a][:6]
+        spaces = [s for a in game.legal_actions() if (s := Action.parse(a).space)][:6]
         out.append((board.board_image(game.observation(None), names=NAMES, lang="en"), mine,
                     choice_image(mine, spaces)))
     return out
@@ -132,7 +133,7 @@ def run(quick: bool = False) -> dict[str, float]:
     repeats = 3 if quick else REPEATS
     game = _mid_game()
     obs, mine = game.observation(None), game.observation(0)
-    spaces = [a.split("@")[1] for a in game.legal_actions() if "@" in a][:6]
+    spaces = [s for a in game.legal_actions() if (s := Action.parse(a).space)][:6]
     pictures = {
         "board": board.board_image(obs, names=NAMES, lang="en"),
         "hand": encode.to_palette(hand.hand_image(mine, caption="Sequence for Kids", lang="en"),

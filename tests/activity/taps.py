@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.action import Action
 from tests.activity.browser import Screen
 from tests.e2e.people import kept_hand
 from tests.fakediscord import Person
@@ -47,8 +48,8 @@ async def tap_a_move(screen: Screen, *, shortest: bool = False) -> dict[str, Any
             await screen.tap(f'[data-card="{card}"]')
             await screen.page.wait_for_selector(".space.glow")
             spaces = await screen.glowing()
-            expected = sorted(a.split("@")[1] for a in me["legal"]
-                              if a.startswith(f"{card}@"))
+            expected = sorted(str(m.space) for m in map(Action.parse, me["legal"])
+                              if m.what == card and m.space and not m.dead)
             assert sorted(spaces) == expected, "the card's spaces glow, and only they"
             await screen.tap(f'[data-space="{pick(spaces, shortest)}"]')
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.action import Action
 from tests.activity.browser import BROWSER, TABLET
 from tests.activity.conftest import Table
 from tests.activity.pages import hands_in
@@ -109,7 +110,7 @@ async def test_dice_played_by_taps_on_a_tablet(browser_table: Table) -> None:
             await alice.shot("tablet-dice")
             shot = True
         spaces = await alice.glowing()
-        legal = {a.split("@")[1] for a in frame["me"]["legal"] if "@" in a}
+        legal = {s for a in frame["me"]["legal"] if (s := Action.parse(a).space)}
         assert set(spaces) == legal, "the roll's spaces glow, and only they"
         await alice.tap(f'[data-space="{spaces[0]}"]')
         await alice.table_where(lambda t, p=frame["ply"]: t["ply"] > p, "the chip placed")

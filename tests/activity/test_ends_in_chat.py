@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from engine.action import Action
 from engine.ai import make_agent
 from engine.factory import load, replay
 from engine.game import Game
@@ -107,7 +108,7 @@ async def test_a_winning_tap_while_the_computers_board_is_at_discord_ends_in_the
             assert held.held > 0
             # her winning move's line, on the final board (the last board before it is
             # the computer's, held at Discord while she tapped)
-            assert win.split("@")[1] in end.content, end.content
+            assert str(Action.parse(win).space) in end.content, end.content
             assert table["Alice"].mention in shown[-2].content
             return
         await alice.close()

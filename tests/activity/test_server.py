@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 
+from engine.action import Action
 from tests.activity.conftest import Table
 from tests.activity.pages import PageClient, hands_in
 from tests.e2e.people import begin_game, boards, game_of, latest_hand, turn_from_dm
@@ -129,7 +130,7 @@ async def test_a_move_from_a_page_is_the_same_move_as_from_chat(table: Table) ->
                                  5, "the move's board in the channel")
     await bob.table_where(lambda t: t["ply"] > frame["ply"], "Bob's page shows the move")
     seen = await alice.table_where(lambda t: t["ply"] > frame["ply"], "Alice's page")
-    assert seen["board"]["placed"] in (action.split("@")[-1], None)
+    assert seen["board"]["placed"] in (Action.parse(action).space, None)
     hand = await latest_hand(table["Alice"])
     assert len(table["Alice"].dms()) >= hands_before and hand is not None
     assert table.bot.manager is not None

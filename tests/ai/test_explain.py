@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from engine.action import Action
 from engine.ai import explain, make_agent
 from tests.ai.positions import TABLES, dice_position, kids_position, random_position
 
@@ -167,7 +168,7 @@ def test_every_row_a_reason_names_is_that_many_chips_next_to_each_other(
             why = explain(obs, action)
             if why.code not in ROW_CLAIMS:
                 continue
-            space = parse_space(action.partition("@")[2], g.width, g.height)
+            space = parse_space(Action.parse(action).space or "", g.width, g.height)
             if why.code == "removes_threat":  # the chip taken off, with its own side's
                 holder = next(c for c in g.chips if c >> space & 1)
                 own = holder | board.wild

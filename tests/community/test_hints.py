@@ -9,6 +9,7 @@ from PIL import Image
 
 import engine
 from cogs.hints import reason_text
+from engine.action import Action
 from engine.ai import Explanation, explain
 from manager.computer import suggest
 from render.geometry import geometry_for
@@ -41,7 +42,7 @@ def test_the_hint_picture_marks_the_space_with_the_choice_mark_1() -> None:
     assert png is not None
     image = Image.open(io.BytesIO(png)).convert("RGB")
     geo = geometry_for(obs, HINT_CELL)
-    index = geo.index(action.partition("@")[2])
+    index = geo.index(Action.parse(action).space or "")
     assert index is not None
     # The numbered badge sits in the space's corner and the ring runs along its edge.
     assert image.getpixel(mark_probe(geo, index)) == MARK

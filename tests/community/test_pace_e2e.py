@@ -15,6 +15,7 @@ import pytest
 
 from cogs.table.pace import ChannelPace
 from engine import Refusal
+from engine.action import as_action
 from tests.community.play import add_computer, start
 from tests.e2e.conftest import World, running_bot
 from tests.e2e.people import boards, final_board
@@ -55,7 +56,7 @@ async def test_four_computers_with_no_delay_keep_to_the_channels_rate(tmp_path: 
                 # spaces of the action log, in its order
                 shown = [m.group(1) for b in boards(fake, channel)[1:]
                          if (m := re.search(r" on ([A-F][1-7])", b.content.split("\n")[0]))]
-                logged = [a.partition("@")[2] for a in record.actions if "@" in a]
+                logged = [m.space for a in record.actions if (m := as_action(a)) and m.space]
                 assert shown and shown == logged[:len(shown)]
                 if table is not None:  # (it may end by itself meanwhile)
                     with contextlib.suppress(Refusal):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.action import Action
 from tests.e2e.conftest import World, make_world
 from tests.e2e.people import boards, card_ids, latest_hand, tap_card, whose_turn
 from tests.e2e.test_whole_games import join, open_lobby, start
@@ -101,8 +102,9 @@ async def test_a_taken_space_is_refused(seeded_world: World) -> None:
     fake, channel = world.discord, world.guild.channel_id
     people = {p.id: p for p in (world["Alice"], world["Bob"])}
     first = people[whose_turn(boards(fake, channel)[-1])]  # type: ignore[index]
-    card, _, space = simple_choice(world.bot.manager.observation_for(game, first.id)["legal"]
-                                   ).partition("@")
+    chosen = Action.parse(simple_choice(
+        world.bot.manager.observation_for(game, first.id)["legal"]))
+    card, space = chosen.what, chosen.space or ""
     played = await (await first.slash("sequence play", card=card, space=space)).reply()
     assert "Played" in played.content, played.content
     board = await fake.wait_for(lambda: boards(fake, channel)[1:], 5, "the move's board")

@@ -9,6 +9,7 @@ import pytest
 
 import engine
 from engine import IllegalAction
+from engine.action import Action
 from engine.kids import KidsGame
 from engine.kids_board import ANIMALS, CORNERS, FREE, LAYOUT
 
@@ -371,7 +372,7 @@ def test_no_chip_is_ever_placed_on_a_free_corner() -> None:
 )
 def test_four_in_a_row_across_down_or_diagonally_wins(chips: str, move: str,
                                                      line: str | None) -> None:
-    card = move.split("@")[0]
+    card = Action.parse(move).what
     g = kids(2, chips={0: chips}, hands={0: [card, "wolf", "lion"]})
     g.apply(move)
     if line is None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, Refusal, replay
+from engine.action import Action
 from manager import (
     GameManager,
     GameOver,
@@ -51,7 +52,7 @@ async def test_the_seat_to_move_plays_and_the_turn_passes(
     moved = await manager.submit(gid, ANN.user_id, action)
     assert (moved.seat, moved.action, moved.by, moved.user_id, moved.ply) == (
         0, action, "player", ANN.user_id, 0)
-    assert moved.placed == action.split("@")[1] and "hand" not in moved.observation
+    assert moved.placed == Action.parse(action).space and "hand" not in moved.observation
     assert manager.get(gid).turn == 1
     # Bob is told it is his turn, with his legal actions; Ann's hand was refilled.
     assert recorder.of(TurnStarted)[-1].user_id == BOB.user_id
@@ -341,7 +342,8 @@ async def test_a_move_after_which_the_next_seat_can_only_pass_says_so_and_no_one
             await manager.submit(gid, user, simple_choice(
                 manager.observation_for(gid, user)["legal"]))
         moves = recorder.of(Moved)
-        assert [m.action.split(":")[0] for m in moves[-2:]] == ["dead", "pass"]
+        assert [Action.parse(m.action).dead for m in moves[-2:]] == [True, False]
+        assert Action.parse(moves[-1].action).what == "pass"
         assert [m.passes_next for m in moves] == [False] * (len(moves) - 2) + [True, False]
         assert moves[-1].by == "auto"
         prompts = recorder.of(TurnStarted)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine.action import Action
 from tests.fakediscord import FakeMessage, Interaction, Person
 from tests.fakediscord.payloads import MANAGE_CHANNELS, MANAGE_GUILD, MEMBER_PERMISSIONS
 
@@ -135,7 +136,8 @@ async def test_play_and_resign_by_command_act_only_for_the_callers_seat(rig: Rig
     game = await in_play(rig)
     _, other = turn_and_waiting(rig)
     legal = game.replayed().observation(game.replayed().current_seat)["legal"]
-    card, _, space = legal[0].partition("@")
+    first = Action.parse(legal[0])
+    card, space = first.what, first.space or ""
     before = state(rig)
     await refused(await other.slash("sequence play", card=card, space=space or "A1"),
                   "It's not your turn.")

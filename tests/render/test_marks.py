@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 import engine
+from engine.action import Action
 from render import palette as pal
 from render.choice import CHOICE_CELL, choice_png
 from render.geometry import Geometry, geometry_for
@@ -74,7 +75,7 @@ def test_the_hint_mark_reads_like_the_choice_mark() -> None:
     png = hint_png(obs, action, names=["Emma", "Ola"])
     assert png is not None
     geo = geometry_for(obs, HINT_CELL)
-    index = geo.index(action.partition("@")[2])
+    index = geo.index(Action.parse(action).space or "")
     assert index is not None
     mark = measure_mark(rgb(png), geo, index, 1)
     assert mark.digit_height >= MIN_DIGIT_PX

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from engine.action import Action
 from render.choice import choice_png
 from render.roll_strip import with_roll
 
@@ -18,7 +19,7 @@ def _rolled() -> tuple[dict[str, Any], list[str]]:
         game.apply(game.legal_actions()[0])
     game.apply("roll")
     obs = game.observation(game.current_seat)
-    return obs, [a.partition("@")[2] for a in obs["legal"] if "@" in a]
+    return obs, [s for a in obs["legal"] if (s := Action.parse(a).space)]
 
 
 def _dark(image: Any, box: tuple[int, int, int, int]) -> int:
